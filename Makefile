@@ -1,0 +1,47 @@
+# Entry points. The README names exactly two: `make site` and `make test`.
+# Both install what they need first (scripts/setup.sh is idempotent and ~1 s when warm).
+
+PY      := .venv/bin/python
+PYTEST  := .venv/bin/pytest
+ANTORA  := npx --no-install antora
+
+.PHONY: help setup site site-only test test-fast bench lab-up lab-down lab-status clean
+
+help:
+	@echo "make site    install everything, run the runbook on the lab, build the guide"
+	@echo "make test    install everything, run all tests (unit, lab, notebooks, site, browser)"
+	@echo "make bench   print the benchmarks (site build, lab)"
+	@echo "make lab-up | lab-down | lab-status   manage the embedded lab by hand"
+
+setup:
+	@bash scripts/setup.sh
+
+# The main job: build the guide (later steps add: lab up, notebooks executed, results embedded).
+site: setup
+	@bash scripts/site.sh
+
+# Build the site from what is committed/rendered, without running anything.
+site-only: setup
+	@$(ANTORA) antora-playbook.yml
+	@echo "Site built: open file://$(CURDIR)/build/site/index.html"
+
+test: setup
+	@$(PYTEST)
+
+# Everything but the lab and browser: quick feedback while editing.
+test-fast: setup
+	@$(PYTEST) -m "not lab and not browser"
+
+bench: setup
+	@$(PY) bench/site_build.py
+	@$(PY) bench/lab_bench.py
+
+lab-up: setup
+	@.venv/bin/tr4947 lab up
+lab-down:
+	@.venv/bin/tr4947 lab down
+lab-status:
+	@.venv/bin/tr4947 lab status
+
+clean: lab-down
+	rm -rf build

@@ -1,0 +1,3 @@
+'use strict'
+// Page titles may carry inline markup (<code>...); the <title> element needs plain text.
+module.exports = (html) => (html ? String(html).replace(/<[^>]+>/g, '') : '')

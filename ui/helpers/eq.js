@@ -1,0 +1,3 @@
+'use strict'
+// {{#if (eq a b)}}: strict equality (Antora supplies only relativize/resolvePage/resolvePageURL).
+module.exports = (a, b) => a === b
