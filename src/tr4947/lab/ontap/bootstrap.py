@@ -1,0 +1,119 @@
+"""Initial state of the lab cluster (what `lab up` asks for) and its login passwords.
+
+Passwords live in ``<root>/ontap/passwords.json`` (mode 0600): random per lab unless
+``TR4947_ONTAP_PASSWORD`` is set. Nothing here prints or logs them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import uuid
+from pathlib import Path
+
+from . import state, units
+
+USERS = ("admin", "fsxadmin")
+
+
+def passwords_file(root: Path) -> Path:
+    return Path(root) / "ontap" / "passwords.json"
+
+
+def ensure_passwords(root: Path) -> Path:
+    """Create the password file once (0600 from the start: never world-readable)."""
+    f = passwords_file(root)
+    f.parent.mkdir(parents=True, exist_ok=True)
+    if f.exists():
+        return f
+    given = os.environ.get("TR4947_ONTAP_PASSWORD")
+    data = {u: given or secrets.token_urlsafe(18) for u in USERS}
+    fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(data, out)
+    return f
+
+
+def load_passwords(root: Path) -> dict[str, str]:
+    data = json.loads(passwords_file(root).read_text())
+    return {u: (p.get("password") if isinstance(p, dict) else p) for u, p in data.items()}
+
+
+def set_password(root: Path, user: str, password: str) -> None:
+    """Change one login's password (FSx: the FsxAdminPassword given at creation)."""
+    f = ensure_passwords(root)
+    data = json.loads(f.read_text())
+    data[user] = password
+    tmp = f.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(data, out)
+    os.replace(tmp, f)
+
+
+def add_data_vserver(c: state.Cluster, root: Path, spec: dict | str,
+                     lifs: list[dict] | None = None) -> state.Vserver:
+    """A data SVM with its 1GB root volume, NFS v3/v4.0/v4.1 on, pNFS off, and its LIFs."""
+    spec = spec if isinstance(spec, dict) else {"name": spec}
+    name = spec["name"]
+    first_aggr = next(iter(c.aggregates))
+    v = state.Vserver(name, nfs_v3=spec.get("v3", True), nfs_v40=spec.get("v4.0", True),
+                      nfs_v41=spec.get("v4.1", True), nfs_v41_pnfs=spec.get("v4.1-pnfs", False),
+                      uuid=str(uuid.uuid4()), root_volume=f"{name}_root",
+                      root_aggregate=spec.get("aggregate", first_aggr))
+    c.vservers[name] = v
+    rv = state.Volume(f"{name}_root", name, [v.root_aggregate], state.GiB,
+                      junction_path="/", uuid=str(uuid.uuid4()), is_vsroot=True,
+                      unix_permissions="---rwxr-xr-x", snapshot_policy="default")
+    c.volumes[rv.key] = rv
+    state.backing_dir(rv, root).mkdir(parents=True, exist_ok=True)
+    for lif in lifs or []:
+        add_lif(c, {**lif, "vserver": name})
+    return v
+
+
+def add_lif(c: state.Cluster, lif: dict) -> state.Lif:
+    role = lif.get("role", "data")
+    c.lifs[lif["name"]] = state.Lif(
+        lif["name"], lif["address"], lif.get("vserver", c.name),
+        data_protocols=lif.get("data_protocols", ["nfs"] if role == "data" else []),
+        role=role, node=lif.get("node", c.nodes[0]),
+        port=lif.get("port", "e0d" if role == "data" else "e0c"))
+    return c.lifs[lif["name"]]
+
+
+def _size(v) -> int:
+    return v if isinstance(v, int) else units.parse_size(str(v))[0]
+
+
+def bootstrap(root: Path, cluster_name: str = "cluster1", nodes: list[str] | None = None,
+              aggregates: list[dict] | None = None, vservers: list | None = None,
+              lifs: list[dict] | None = None, version: str | None = None) -> state.Cluster:
+    """Write the initial cluster: nodes, aggregates, data SVMs (each with its 1GB root
+    volume, NFS v3/v4.0/v4.1 enabled as on the TR's systems, pNFS off, default export
+    policy), LIFs; plus passwords and the SSH host key directory. Idempotent: an existing
+    state is left alone and returned."""
+    root = Path(root)
+    ensure_passwords(root)
+    f = root / "ontap" / "state.json"
+    if f.exists():
+        return state.load(root)
+    nodes = nodes or [f"{cluster_name}-01"]
+    with state.transaction(root) as c:
+        c.name = cluster_name
+        c.nodes = list(nodes)
+        if version:
+            c.version = version
+        c.vservers[cluster_name] = state.Vserver(cluster_name, type="admin", nfs_v3=False,
+                                                 nfs_access=False, export_policies=[])
+        for n in nodes:
+            c.vservers[n] = state.Vserver(n, type="node", nfs_v3=False, nfs_access=False,
+                                          export_policies=[])
+        for ag in aggregates or [{"name": "aggr1", "node": nodes[0], "size": "2TB"}]:
+            c.aggregates[ag["name"]] = state.Aggregate(ag["name"], ag.get("node", nodes[0]),
+                                                       _size(ag.get("size", "2TB")))
+        for vs in vservers or ["svm_kafka"]:
+            add_data_vserver(c, root, vs)
+        for lif in lifs or []:
+            add_lif(c, {"vserver": cluster_name, **lif})
+    return state.load(root)

@@ -1,0 +1,1095 @@
+"""The clustershell commands the TR uses, as a declarative table over the lab state.
+
+Each ``Command`` names its parameters (type, required, privilege, positional); handlers
+receive typed values and the session, change the state inside a ``state.transaction`` and
+return the text ONTAP prints. Error wording follows ONTAP where it could be checked (see
+the module docstring of cli.py and the project's errata notes for what was verified).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import time
+import uuid as _uuid
+import zlib
+from typing import Any, Callable
+
+from . import render, space, state, units
+from .cli import CliError, Command, Param, Tree, match_query, priv_rank
+from .render import Col
+
+P = Param
+TREE = Tree()
+
+
+def command(path: str, params: list[Param], privilege: str = "admin", help: str = "",
+            confirm=None):
+    def deco(fn):
+        TREE.add(Command(tuple(path.split()), fn, params, privilege, help, confirm))
+        return fn
+    return deco
+
+
+for _p, _h in [("volume", "Manage virtual storage, including volumes, snapshots, and mirrors"),
+               ("volume efficiency", "Manage volume efficiency"),
+               ("storage", "Manage physical storage, including disks, aggregates, and failover"),
+               ("storage aggregate", "Manage storage aggregates"),
+               ("vserver", "Manage Vservers"), ("vserver nfs", "Manage the NFS configuration of a Vserver"),
+               ("vserver export-policy", "Manage export policies and rules"),
+               ("network", "Manage physical and virtual network connections"),
+               ("network interface", "Manage logical interfaces"),
+               ("network connections", "View cluster connections"),
+               ("network connections active", "Show the active connections in this cluster"),
+               ("statistics", "Display operational statistics"), ("job", "Manage jobs and job schedules")]:
+    TREE.describe(tuple(_p.split()), _h)
+
+
+# --- helpers -------------------------------------------------------------------------------
+def _fail(msg: str) -> CliError:
+    return CliError(f"Error: command failed: {msg}")
+
+
+def _vserver(c: state.Cluster, name: str | None, data_only: bool = True) -> state.Vserver:
+    if name is None:
+        # The clustershell fills in -vserver when the cluster has exactly one data SVM
+        # (FSx for ONTAP's transcripts rely on this: `volume create -volume kafkafsxN1 ...`).
+        data = c.data_vservers()
+        if len(data) == 1:
+            return data[0]
+        raise CliError("Error: Missing required parameter: -vserver")
+    v = c.vservers.get(name)
+    if v is None or (data_only and v.type != "data"):
+        raise CliError(f'Error: Vserver "{name}" does not exist.')
+    return v
+
+
+def _volume(c: state.Cluster, vserver: str, name: str) -> state.Volume:
+    vol = c.volumes.get(f"{vserver}:{name}")
+    if vol is None:
+        raise CliError(f'Error: entry doesn\'t exist: Volume "{name}" in Vserver "{vserver}".')
+    return vol
+
+
+def _job(c: state.Cluster, description: str) -> str:
+    n = c.next_job_id
+    c.next_job_id += 1
+    c.jobs = (c.jobs + [{"id": n, "description": description, "state": "success",
+                         "time": _dt.datetime.now().isoformat(timespec="seconds")}])[-50:]
+    return f"[Job {n}] Job succeeded: Successful"
+
+
+def _mode(perms: str) -> int:
+    """``0777`` or ``---rwxr-xr-x`` -> 0o777."""
+    if perms.isdigit():
+        return int(perms, 8)
+    bits = perms[-9:]
+    mode = 0
+    for i, ch in enumerate(bits):
+        if ch != "-":
+            mode |= 1 << (8 - i)
+    return mode
+
+
+def _perm_string(mode: int) -> str:
+    s = "---"
+    for i in range(9):
+        s += "rwx"[i % 3] if mode & (1 << (8 - i)) else "-"
+    return s
+
+
+def _check_perms(raw: str) -> str:
+    import re
+    if re.fullmatch(r"0?[0-7]{3}", raw) or re.fullmatch(r"---([-r][-w][-xsStT]){3}", raw):
+        return raw
+    raise CliError(f'Error: "{raw}" is an invalid value for field "-unix-permissions '
+                   '<unix perm>"')
+
+
+def _used(vol: state.Volume, root) -> int:
+    return space.used_bytes(state.backing_dir(vol, root))
+
+
+def _avail(vol: state.Volume, used: int) -> int:
+    return max(0, int(vol.size * (100 - vol.percent_snapshot_space) / 100) - used)
+
+
+def _pct(vol: state.Volume, used: int) -> str:
+    usable = vol.size * (100 - vol.percent_snapshot_space) / 100
+    return f"{int(used * 100 / usable) if usable else 0}%"
+
+
+def _aggr_of(vol: state.Volume) -> str:
+    return "-" if vol.style == "flexgroup" else (vol.aggregates[0] if vol.aggregates else "-")
+
+
+def _bool(v: bool) -> str:
+    return "true" if v else "false"
+
+
+def _ed(v: bool) -> str:
+    return "enabled" if v else "disabled"
+
+
+def _filter(records: list, args: dict, fields: dict[str, Callable]) -> list:
+    for name, q in args.items():
+        if name in fields and name not in ("fields", "instance"):
+            records = [r for r in records if match_query(fields[name](r), str(q))]
+    return records
+
+
+def _show(records: list, args: dict, ctx, registry: dict[str, tuple], keys: list[str],
+          default: Callable[[list], str], privilege_of: Callable[[str], str] | None = None) -> str:
+    """Common -fields / -instance / default handling for show commands.
+
+    registry: field -> (instance label, getter(record) -> str, privilege)."""
+    visible = {k: v for k, v in registry.items()
+               if priv_rank(v[2]) <= priv_rank(ctx.privilege)}
+    if "fields" in args:
+        names = []
+        for f in args["fields"]:
+            if f not in visible:
+                raise CliError(f'Error: invalid argument "{f}" for "-fields"')
+            names.append(f)
+        cols = keys + [n for n in names if n not in keys]
+        if not records:
+            return render.none_found()
+        return render.fields_table(cols, [[visible[n][1](r) for n in cols] for r in records])
+    if not records:
+        return render.none_found()
+    if args.get("instance"):
+        return render.instance([[(v[0], v[1](r)) for k, v in visible.items() if v[0]]
+                                for r in records])
+    return default(records)
+
+
+def _now() -> str:
+    t = _dt.datetime.now()
+    return f"{t.month}/{t.day}/{t.year} {t:%H:%M:%S}"
+
+
+# --- set / version / exit -------------------------------------------------------------------
+ADV_WARNING = ("Warning: These advanced commands are potentially dangerous; use them only when\n"
+               "         directed to do so by NetApp personnel.\n"
+               "Do you want to continue? {y|n}: ")
+DIAG_WARNING = ("Warning: These diagnostic commands are for use by NetApp personnel only.\n"
+                "Do you want to continue? {y|n}: ")
+
+
+def _set_confirm(args, ctx):
+    level = args.get("privilege")
+    confirmations = args.get("confirmations", "on" if ctx.confirmations else "off") == "on"
+    if not level or not confirmations or priv_rank(level) <= priv_rank(ctx.privilege):
+        return None
+    return ADV_WARNING if level == "advanced" else DIAG_WARNING
+
+
+@command("set", [P("privilege", "enum", choices=("admin", "advanced", "diagnostic"),
+                   positional=True, help="Privilege Level"),
+                 P("confirmations", "enum", choices=("on", "off"), help="Confirmation Messages"),
+                 P("showallfields", "bool", help="Show All Fields"),
+                 P("rows", "int", help="Pagination Rows ('0' disables)"),
+                 P("units", "enum", choices=("auto", "raw", "B", "KB", "MB", "GB", "TB", "PB"),
+                   help="Data Units")],
+         help="Display/Set CLI session settings", confirm=_set_confirm)
+def set_cmd(ctx, a):
+    if "confirmations" in a:
+        ctx.confirmations = a["confirmations"] == "on"
+    if "privilege" in a:
+        ctx.privilege = a["privilege"]
+    return ""
+
+
+@command("version", [], help="Display the cluster version")
+def version_cmd(ctx, a):
+    return state.load(ctx.root).version
+
+
+# --- volume ---------------------------------------------------------------------------------
+VOLUME_CREATE = [
+    P("vserver", help="Vserver Name"), P("volume", required=True, help="Volume Name"),
+    P("aggregate", help="Aggregate Name"), P("aggr-list", "list", help="List of Aggregates for FlexGroup Constituents"),
+    P("aggr-list-multiplier", "int", help="Aggregate Multiplier for FlexGroup Constituents"),
+    P("size", "size", help="Volume Size"),
+    P("state", "enum", choices=("online", "restricted", "offline", "force-online", "force-offline", "mixed"),
+      help="Volume State"),
+    P("policy", help="Export Policy"), P("user", help="User ID"), P("group", help="Group ID"),
+    P("security-style", "enum", choices=("unix", "ntfs", "mixed"), help="Security Style"),
+    P("unix-permissions", help="UNIX Permissions", placeholder="<unix perm>"),
+    P("junction-path", help="Junction Path", placeholder="<junction path>"),
+    P("junction-active", "bool", help="Junction Active"),
+    P("type", "enum", choices=("RW", "DP", "LS"), help="Volume Type"),
+    P("snapshot-policy", help="Snapshot Policy"),
+    P("percent-snapshot-space", "int", help="Space Reserved for Snapshot Copies"),
+    P("space-guarantee", "enum", choices=("none", "volume"), help="Space Guarantee Style"),
+    P("foreground", "bool", help="Foreground Process"),
+    P("comment", help="Comment"), P("language", help="Language"),
+    P("tiering-policy", "enum", choices=("snapshot-only", "auto", "none", "all"), help="Tiering Policy"),
+    P("vsroot", "bool", help="Is Vserver Root Volume"),
+    P("encrypt", "bool", help="Enable or Disable Encryption"),
+    P("efficiency-policy", help="Efficiency Policy Name"),
+    P("qos-policy-group", help="QoS Policy Group Name"),
+    P("is-preserve-unlink-enabled", "bool", privilege="advanced", help="Is Preserve Unlink Enabled"),
+]
+
+
+@command("volume create", VOLUME_CREATE, help="Create a new volume")
+def volume_create(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a.get("vserver"))
+        name = a["volume"]
+        if "aggregate" in a and "aggr-list" in a:
+            raise _fail('Parameters "-aggregate" and "-aggr-list" cannot be specified together.')
+        if "aggregate" not in a and "aggr-list" not in a:
+            raise CliError("Error: Missing required parameter: -aggregate")
+        if "aggr-list-multiplier" in a and "aggr-list" not in a:
+            raise _fail('"-aggr-list-multiplier" requires "-aggr-list".')
+        aggrs = a.get("aggr-list") or [a["aggregate"]]
+        for ag in aggrs:
+            if ag not in c.aggregates:
+                raise _fail(f'Aggregate "{ag}" does not exist.')
+        if f"{vs.name}:{name}" in c.volumes:
+            raise _fail(f'Duplicate volume name "{name}".')
+        flexgroup = "aggr-list" in a
+        mult = a.get("aggr-list-multiplier", 4 if flexgroup else 1)
+        # FlexVol default 20MB (ONTAP's documented default); FlexGroup default taken as
+        # 100GB, consistent with the TR's FSx transcript (+2TB -> "2.10t").
+        size = a.get("size", 100 * units._FACTOR["G"] if flexgroup else 20 * units._FACTOR["M"])
+        if size < 20 * units._FACTOR["M"]:
+            raise _fail(f'Unable to set volume attribute "size" for volume "{name}" on '
+                        f'Vserver "{vs.name}". Reason: Requested size is too small '
+                        "(minimum 20MB).")
+        policy = a.get("policy", "default")
+        if policy not in vs.export_policies:
+            raise _fail(f'Export policy "{policy}" does not exist in Vserver "{vs.name}".')
+        jp = a.get("junction-path")
+        if jp is not None:
+            if not jp.startswith("/"):
+                raise _fail(f'Invalid junction path "{jp}". Junction paths must begin with "/".')
+            for other in c.volumes.values():
+                if other.vserver == vs.name and other.junction_path == jp:
+                    raise _fail(f'Junction path "{jp}" is already in use by volume '
+                                f'"{other.name}" in Vserver "{vs.name}".')
+        perms = _check_perms(a.get("unix-permissions", "---rwxr-xr-x"))
+        vol = state.Volume(
+            name=name, vserver=vs.name, aggregates=aggrs, size=size, junction_path=jp,
+            is_preserve_unlink_enabled=a.get("is-preserve-unlink-enabled", False),
+            state=a.get("state", "online"), style="flexgroup" if flexgroup else "flexvol",
+            security_style=a.get("security-style", "unix"), export_policy=policy,
+            space_guarantee=a.get("space-guarantee", "volume"), uuid=str(_uuid.uuid4()),
+            type=a.get("type", "RW"), unix_permissions=_perm_string(_mode(perms)),
+            snapshot_policy=a.get("snapshot-policy", "default"),
+            percent_snapshot_space=a.get("percent-snapshot-space", 5),
+            aggr_list_multiplier=mult, junction_active=a.get("junction-active", True),
+            comment=a.get("comment", ""), is_vsroot=a.get("vsroot", False))
+        d = state.backing_dir(vol, ctx.root)
+        d.mkdir(parents=True, exist_ok=True)
+        os.chmod(d, _mode(perms))
+        c.volumes[vol.key] = vol
+        return _job(c, f"Create {name}")
+
+
+VOL_SELECT = [P("vserver", "query", positional=True, help="Vserver Name"),
+              P("volume", "query", positional=True, required=True, help="Volume Name")]
+
+
+def _targets(c, a) -> list[state.Volume]:
+    vsq = a.get("vserver")
+    if vsq is None:
+        vsq = _vserver(c, None).name
+    vols = [v for v in c.volumes.values()
+            if match_query(v.vserver, vsq) and match_query(v.name, a["volume"])]
+    if not vols:
+        if not any(match_query(v.name, vsq) for v in c.vservers.values()):
+            raise CliError(f'Error: Vserver "{vsq}" does not exist.')
+        raise CliError("Error: There are no entries matching your query.")
+    return vols
+
+
+def _resize(vol: state.Volume, rel: tuple[int, str], root) -> None:
+    n, sign = rel
+    new = vol.size + n if sign == "+" else vol.size - n if sign == "-" else n
+    if new < 20 * units._FACTOR["M"]:
+        raise _fail(f'Unable to set volume attribute "size" for volume "{vol.name}" on Vserver '
+                    f'"{vol.vserver}". Reason: Requested size is too small (minimum 20MB).')
+    if new < _used(vol, root):
+        raise _fail(f'Unable to set volume attribute "size" for volume "{vol.name}" on Vserver '
+                    f'"{vol.vserver}". Reason: New size is smaller than the used space.')
+    vol.size = new
+
+
+@command("volume modify", VOL_SELECT + [
+    P("size", "relsize", help="Volume Size"),
+    P("state", "enum", choices=("online", "restricted", "offline"), help="Volume State"),
+    P("policy", help="Export Policy"),
+    P("unix-permissions", help="UNIX Permissions", placeholder="<unix perm>"),
+    P("security-style", "enum", choices=("unix", "ntfs", "mixed"), help="Security Style"),
+    P("space-guarantee", "enum", choices=("none", "volume"), help="Space Guarantee Style"),
+    P("snapshot-policy", help="Snapshot Policy"),
+    P("percent-snapshot-space", "int", help="Space Reserved for Snapshot Copies"),
+    P("comment", help="Comment"),
+    P("is-preserve-unlink-enabled", "bool", privilege="advanced", help="Is Preserve Unlink Enabled"),
+], help="Modify volume attributes")
+def volume_modify(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vols = _targets(c, a)
+        for vol in vols:
+            vs = c.vservers[vol.vserver]
+            if "size" in a:
+                _resize(vol, a["size"], ctx.root)
+            if "policy" in a:
+                if a["policy"] not in vs.export_policies:
+                    raise _fail(f'Export policy "{a["policy"]}" does not exist in Vserver '
+                                f'"{vs.name}".')
+                vol.export_policy = a["policy"]
+            if "unix-permissions" in a:
+                m = _mode(_check_perms(a["unix-permissions"]))
+                vol.unix_permissions = _perm_string(m)
+                os.chmod(state.backing_dir(vol, ctx.root), m)
+            for k, attr in (("state", "state"), ("security-style", "security_style"),
+                            ("space-guarantee", "space_guarantee"), ("comment", "comment"),
+                            ("snapshot-policy", "snapshot_policy"),
+                            ("percent-snapshot-space", "percent_snapshot_space"),
+                            ("is-preserve-unlink-enabled", "is_preserve_unlink_enabled")):
+                if k in a:
+                    setattr(vol, attr, a[k])
+        if len(vols) == 1:
+            return (f"Volume modify successful on volume {vols[0].name} of Vserver "
+                    f"{vols[0].vserver}.")
+        return f"{len(vols)} entries were modified."
+
+
+@command("volume size", [P("vserver", positional=True, help="Vserver Name"),
+                         P("volume", positional=True, required=True, help="Volume Name"),
+                         P("new-size", "relsize", positional=True, help="[+|-]<New Size>")],
+         help="Set/Display the size of the volume.")
+def volume_size(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a.get("vserver"))
+        vol = _volume(c, vs.name, a["volume"])
+        if "new-size" not in a:
+            return f'vol size: Volume "{vol.key}" has size {units.format_size(vol.size, True)}.'
+        _resize(vol, a["new-size"], ctx.root)
+        return f'vol size: Volume "{vol.key}" size set to {units.format_size(vol.size, True)}.'
+
+
+@command("volume mount", [P("vserver", help="Vserver Name"),
+                          P("volume", required=True, help="Volume Name"),
+                          P("junction-path", required=True, help="Junction Path Of The Mounting Volume",
+                            placeholder="<junction path>"),
+                          P("active", "bool", help="Activate Junction Path"),
+                          P("policy-override", "bool", help="Override The Export Policy")],
+         help="Mount a volume on another volume with a junction-path")
+def volume_mount(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a.get("vserver"))
+        vol = _volume(c, vs.name, a["volume"])
+        jp = a["junction-path"]
+        if vol.junction_path:
+            raise _fail(f'Volume "{vol.name}" in Vserver "{vs.name}" is already mounted at '
+                        f'"{vol.junction_path}".')
+        if not jp.startswith("/"):
+            raise _fail(f'Invalid junction path "{jp}". Junction paths must begin with "/".')
+        for other in c.volumes.values():
+            if other.vserver == vs.name and other.junction_path == jp:
+                raise _fail(f'Junction path "{jp}" is already in use by volume "{other.name}" '
+                            f'in Vserver "{vs.name}".')
+        vol.junction_path = jp
+        vol.junction_active = a.get("active", True)
+        return ""
+
+
+@command("volume unmount", [P("vserver", help="Vserver Name"),
+                            P("volume", required=True, help="Volume Name")],
+         help="Unmount a volume")
+def volume_unmount(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a.get("vserver"))
+        vol = _volume(c, vs.name, a["volume"])
+        if not vol.junction_path:
+            raise _fail(f'Volume "{vol.name}" in Vserver "{vs.name}" is not mounted.')
+        vol.junction_path = None
+        return ""
+
+
+def _vol_fields(ctx) -> dict[str, tuple]:
+    used_cache: dict[str, int] = {}
+    meas_cache: dict[str, space.Measurement] = {}
+
+    def used(v):
+        if v.key not in used_cache:
+            used_cache[v.key] = _used(v, ctx.root)
+        return used_cache[v.key]
+
+    def meas(v):
+        # Efficiency fields: measured from the volume's data, only when asked for (it reads
+        # every block), with the volume's own efficiency settings.
+        if v.key not in meas_cache:
+            on = v.efficiency_state == "enabled"
+            meas_cache[v.key] = space.measure(state.backing_dir(v, ctx.root),
+                                              dedupe=on and v.inline_dedupe,
+                                              compression=on and v.compression)
+        return meas_cache[v.key]
+
+    def saved(v):
+        m = meas(v)
+        return m.dedupe_saved + m.compression_saved
+    return {
+        "vserver": ("Vserver Name", lambda v: v.vserver, "admin"),
+        "volume": ("Volume Name", lambda v: v.name, "admin"),
+        "aggregate": ("Aggregate Name", _aggr_of, "admin"),
+        "aggr-list": ("List of Aggregates for FlexGroup Constituents",
+                      lambda v: ",".join(v.aggregates) if v.style == "flexgroup" else "-", "admin"),
+        "size": ("Volume Size", lambda v: units.format_size(v.size), "admin"),
+        "available": ("Available Size", lambda v: units.format_size(_avail(v, used(v))), "admin"),
+        "used": ("Used Size", lambda v: units.format_size(used(v)), "admin"),
+        "percent-used": ("Used Percentage", lambda v: _pct(v, used(v)), "admin"),
+        "state": ("Volume State", lambda v: v.state, "admin"),
+        "type": ("Volume Type", lambda v: v.type, "admin"),
+        "volume-style-extended": ("Volume Style Extended", lambda v: v.style, "admin"),
+        "constituent-count": ("Constituent Volume Count", lambda v: str(
+            len(v.aggregates) * v.aggr_list_multiplier) if v.style == "flexgroup" else "-", "admin"),
+        "junction-path": ("Junction Path", lambda v: v.junction_path or "-", "admin"),
+        "junction-active": ("Junction Active", lambda v: _bool(v.junction_active)
+                            if v.junction_path else "-", "admin"),
+        "policy": ("Export Policy", lambda v: v.export_policy, "admin"),
+        "security-style": ("Security Style", lambda v: v.security_style, "admin"),
+        "unix-permissions": ("UNIX Permissions", lambda v: v.unix_permissions, "admin"),
+        "space-guarantee": ("Space Guarantee Style", lambda v: v.space_guarantee, "admin"),
+        "snapshot-policy": ("Snapshot Policy", lambda v: v.snapshot_policy, "admin"),
+        "percent-snapshot-space": ("Space Reserved for Snapshot Copies",
+                                   lambda v: f"{v.percent_snapshot_space}%", "admin"),
+        "comment": ("Comment", lambda v: v.comment or "", "admin"),
+        "uuid": ("Volume Instance UUID", lambda v: v.uuid, "admin"),
+        "logical-used": ("Logical Used Size", lambda v: units.format_size(
+            v.logical_used if v.logical_used is not None else space.logical_bytes(
+                state.backing_dir(v, ctx.root))), "admin"),
+        "physical-used": ("Physical Used Size", lambda v: units.format_size(meas(v).physical),
+                          "admin"),
+        "sis-space-saved": ("Space Saved by Storage Efficiency",
+                            lambda v: units.format_size(saved(v)), "admin"),
+        "sis-space-saved-percent": ("Percentage Saved by Storage Efficiency", lambda v: (
+            f"{saved(v) * 100 // (meas(v).physical + saved(v))}%"
+            if meas(v).physical + saved(v) else "0%"), "admin"),
+        "dedupe-space-saved": ("Space Saved by Deduplication",
+                               lambda v: units.format_size(meas(v).dedupe_saved), "admin"),
+        "compression-space-saved": ("Space Saved by Compression",
+                                    lambda v: units.format_size(meas(v).compression_saved), "admin"),
+        "is-preserve-unlink-enabled": ("Is Preserve Unlink Enabled",
+                                       lambda v: _bool(v.is_preserve_unlink_enabled), "advanced"),
+    }
+
+
+@command("volume show", [P("vserver", "query", positional=True, help="Vserver Name"),
+                         P("volume", "query", positional=True, help="Volume Name"),
+                         P("aggregate", "query", help="Aggregate Name"),
+                         P("state", "query", help="Volume State"),
+                         P("type", "query", help="Volume Type"),
+                         P("junction-path", "query", help="Junction Path"),
+                         P("policy", "query", help="Export Policy"),
+                         P("volume-style-extended", "query", help="Volume Style Extended"),
+                         P("is-preserve-unlink-enabled", "query", privilege="advanced",
+                           help="Is Preserve Unlink Enabled"),
+                         P("fields", "fields", help="Fields to display"),
+                         P("instance", "flag", help="Display all fields")],
+         help="Display a list of volumes")
+def volume_show(ctx, a):
+    c = state.load(ctx.root)
+    reg = _vol_fields(ctx)
+    vols = sorted(c.volumes.values(), key=lambda v: (v.vserver, v.name))
+    vols = _filter(vols, a, {k: (lambda v, g=g: g[1](v)) for k, g in reg.items()}
+                   | {"vserver": lambda v: v.vserver, "volume": lambda v: v.name})
+
+    def default(rows):
+        cols = [Col("Vserver", 9), Col("Volume", 12), Col("Aggregate", 12), Col("State", 10),
+                Col("Type", 4), Col("Size", 10, True), Col("Available", 10, True),
+                Col("Used%", 5, True)]
+        return render.table(cols, [[reg[k][1](v) for k in ("vserver", "volume", "aggregate",
+                                    "state", "type", "size", "available", "percent-used")]
+                                   for v in rows])
+    return _show(vols, a, ctx, reg, ["vserver", "volume"], default)
+
+
+# --- volume efficiency ------------------------------------------------------------------------
+EFF_SELECT = [P("vserver", positional=True, help="Vserver Name"),
+              P("volume", required=True, positional=True, help="Volume Name")]
+
+
+def _eff_target(c, a) -> state.Volume:
+    vs = _vserver(c, a.get("vserver"))
+    return _volume(c, vs.name, a["volume"])
+
+
+@command("volume efficiency on", EFF_SELECT, help="Enable efficiency on a volume")
+def eff_on(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vol = _eff_target(c, a)
+        vol.efficiency_state = "enabled"
+        return f'Efficiency for volume "{vol.name}" of Vserver "{vol.vserver}" is enabled.'
+
+
+@command("volume efficiency off", EFF_SELECT, help="Disable efficiency on a volume")
+def eff_off(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vol = _eff_target(c, a)
+        vol.efficiency_state = "disabled"
+        return f'Efficiency for volume "{vol.name}" of Vserver "{vol.vserver}" is disabled.'
+
+
+@command("volume efficiency modify", EFF_SELECT + [
+    P("policy", help="Efficiency Policy Name"),
+    P("compression", "bool", help="Compression"),
+    P("inline-compression", "bool", help="Inline Compression"),
+    P("inline-dedupe", "bool", help="Inline Dedupe"),
+    P("data-compaction", "bool", help="Data Compaction"),
+    P("cross-volume-inline-dedupe", "bool", help="Cross Volume Inline Deduplication"),
+    P("cross-volume-background-dedupe", "bool", help="Cross Volume Background Deduplication"),
+], help="Modify the efficiency configuration of a volume")
+def eff_modify(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vol = _eff_target(c, a)
+        if vol.efficiency_state != "enabled" and any(
+                a.get(k) for k in ("compression", "inline-compression", "inline-dedupe")):
+            raise _fail(f'Efficiency is not enabled on volume "{vol.name}" of Vserver '
+                        f'"{vol.vserver}". Use "volume efficiency on" to enable it.')
+        if "inline-compression" in a:
+            vol.compression = a["inline-compression"]
+        if "compression" in a and not a["compression"]:
+            vol.compression = False
+        if "inline-dedupe" in a:
+            vol.inline_dedupe = a["inline-dedupe"]
+        if "policy" in a:
+            vol.efficiency_policy = a["policy"]
+        return ""
+
+
+def _measure(ctx, vols: list[state.Volume]) -> dict[str, space.Measurement]:
+    """Measure the volumes' data and record the numbers in the state."""
+    out = {}
+    for v in vols:
+        on = v.efficiency_state == "enabled"
+        out[v.key] = space.measure(state.backing_dir(v, ctx.root),
+                                   dedupe=on and v.inline_dedupe, compression=on and v.compression)
+    with state.transaction(ctx.root) as c:
+        for k, m in out.items():
+            if k in c.volumes:
+                c.volumes[k].logical_used = m.logical
+                c.volumes[k].physical_used = m.physical
+                c.volumes[k].efficiency_measured_at = _dt.datetime.now().isoformat(timespec="seconds")
+    return out
+
+
+@command("volume efficiency show", [P("vserver", "query", positional=True, help="Vserver Name"),
+                                    P("volume", "query", positional=True, help="Volume Name"),
+                                    P("fields", "fields", help="Fields to display"),
+                                    P("instance", "flag", help="Display all fields")],
+         help="Display a list of volumes with efficiency")
+def eff_show(ctx, a):
+    c = state.load(ctx.root)
+    vols = sorted(c.volumes.values(), key=lambda v: (v.vserver, v.name))
+    vols = _filter(vols, a, {"vserver": lambda v: v.vserver, "volume": lambda v: v.name})
+    need = "fields" in a or a.get("instance")
+    meas = _measure(ctx, vols) if need else {}
+
+    def m(v, attr):
+        return units.format_size(getattr(meas[v.key], attr)) if v.key in meas else "-"
+    reg = {
+        "vserver": ("Vserver Name", lambda v: v.vserver, "admin"),
+        "volume": ("Volume Name", lambda v: v.name, "admin"),
+        "state": ("State", lambda v: v.efficiency_state.capitalize(), "admin"),
+        "policy": ("Efficiency Policy Name", lambda v: v.efficiency_policy, "admin"),
+        "compression": ("Compression", lambda v: _bool(v.compression), "admin"),
+        "inline-compression": ("Inline Compression", lambda v: _bool(v.compression), "admin"),
+        "inline-dedupe": ("Inline Dedupe", lambda v: _bool(v.inline_dedupe), "admin"),
+        "logical-data-size": ("Logical Data Size", lambda v: m(v, "logical"), "admin"),
+        "physical-used": ("Physical Used", lambda v: m(v, "physical"), "admin"),
+    }
+
+    def default(rows):
+        cols = [Col("Vserver", 10), Col("Volume", 16), Col("State", 9), Col("Status", 10),
+                Col("Progress", 18), Col("Policy", 10)]
+        return render.table(cols, [[v.vserver, v.name, v.efficiency_state.capitalize(),
+                                    "Idle" if v.efficiency_state == "enabled" else "-",
+                                    "Idle for 00:00:00" if v.efficiency_state == "enabled" else "-",
+                                    v.efficiency_policy if v.efficiency_state == "enabled" else "-"]
+                                   for v in rows])
+    return _show(vols, a, ctx, reg, ["vserver", "volume"], default)
+
+
+# --- storage aggregate ------------------------------------------------------------------------
+def _aggr_used(c, ag: state.Aggregate, root) -> int:
+    """Bytes really stored in the aggregate's volumes. Space guarantees are not modelled
+    (the lab is thin: the TR creates 3500GB and 6 x 2.1TB volumes on small systems)."""
+    used = 0
+    for v in c.volumes.values():
+        if ag.name in v.aggregates:
+            used += _used(v, root) // len(v.aggregates)
+    return used
+
+
+@command("storage aggregate show", [P("aggregate", "query", positional=True, help="Aggregate"),
+                                    P("fields", "fields", help="Fields to display"),
+                                    P("instance", "flag", help="Display all fields")],
+         help="Display a list of aggregates")
+def aggr_show(ctx, a):
+    c = state.load(ctx.root)
+    aggrs = [c.aggregates[k] for k in sorted(c.aggregates)]
+    aggrs = _filter(aggrs, a, {"aggregate": lambda g: g.name})
+
+    def nvols(g):
+        return str(sum(1 for v in c.volumes.values() if g.name in v.aggregates))
+    reg = {"aggregate": ("Aggregate", lambda g: g.name, "admin"),
+           "node": ("Node", lambda g: g.node, "admin"),
+           "size": ("Size", lambda g: units.format_size(g.size), "admin"),
+           "availsize": ("Available", lambda g: units.format_size(g.size - _aggr_used(c, g, ctx.root)), "admin"),
+           "percent-used": ("Used Percentage", lambda g: f"{int(_aggr_used(c, g, ctx.root) * 100 / g.size)}%", "admin"),
+           "state": ("State", lambda g: "online", "admin"),
+           "volcount": ("Number Of Volumes", nvols, "admin"),
+           "raidstatus": ("RAID Status", lambda g: "raid_dp, normal", "admin")}
+
+    def default(rows):
+        cols = [Col("Aggregate", 9), Col("Size", 8, True), Col("Available", 9, True),
+                Col("Used%", 5, True), Col("State", 7), Col("#Vols", 6, True),
+                Col("Nodes", 16), Col("RAID Status", 12)]
+        return render.table(cols, [[reg[k][1](g) for k in ("aggregate", "size", "availsize",
+                                    "percent-used", "state", "volcount", "node", "raidstatus")]
+                                   for g in rows])
+    return _show(aggrs, a, ctx, reg, ["aggregate"], default)
+
+
+@command("storage aggregate show-efficiency", [
+    P("aggregate", "query", positional=True, help="Name of the Aggregate"),
+    P("details", "flag", help="Display details"), P("advanced", "flag", help="Display advanced"),
+    P("instance", "flag", help="Display all fields")],
+    help="Display aggregate storage efficiency details")
+def aggr_eff(ctx, a):
+    c = state.load(ctx.root)
+    aggrs = [c.aggregates[k] for k in sorted(c.aggregates)]
+    aggrs = _filter(aggrs, a, {"aggregate": lambda g: g.name})
+    if not aggrs:
+        return render.none_found()
+    meas = _measure(ctx, list(c.volumes.values()))
+    blocks = []
+    for g in aggrs:
+        logical = physical = 0
+        for v in c.volumes.values():
+            if g.name in v.aggregates:
+                share = 1 / len(v.aggregates)
+                logical += meas[v.key].logical * share
+                physical += meas[v.key].physical * share
+        ratio = f"{(logical / physical) if physical else 1.0:.2f}:1"
+        # ONTAP: naming one aggregate (-aggregate) also shows its detailed view.
+        if a.get("instance") or a.get("details") or a.get("advanced") or a.get("aggregate"):
+            blocks.append("\n".join([
+                f"Name of the Aggregate: {g.name}",
+                f"Node where Aggregate Resides: {g.node}",
+                f"Total Storage Efficiency Ratio: {ratio}",
+                f"Total Data Reduction Efficiency Ratio Without Snapshots: {ratio}",
+                f"Total Data Reduction Efficiency Ratio without snapshots and flexclones: {ratio}",
+                f"Logical Space Used for All Volumes: {units.format_size(int(logical))}",
+                f"Physical Space Used for All Volumes: {units.format_size(int(physical))}"]))
+        else:
+            blocks.append(f"Aggregate: {g.name}\n     Node: {g.node}\n\n"
+                          f"Total Data Reduction Efficiency Ratio: {ratio}\n"
+                          f"Total Storage Efficiency Ratio:        {ratio}")
+    return "\n\n".join(blocks) + render.entries(len(blocks))
+
+
+@command("df", [P("filesys", "query", positional=True, help="File System Name"),
+                P("vserver", "query", help="Vserver"), P("volume", "query", help="Volume"),
+                P("h", "flag", help="Human-Readable Sizes"),
+                P("S", "flag", help="Show Space Savings (deprecated)")],
+         help="Display free disk space")
+def df_cmd(ctx, a):
+    c = state.load(ctx.root)
+    vols = sorted(c.volumes.values(), key=lambda v: (v.vserver, v.name))
+    vols = _filter(vols, a, {"vserver": lambda v: v.vserver, "volume": lambda v: v.name,
+                             "filesys": lambda v: f"/vol/{v.name}/"})
+    if not vols:
+        return render.none_found()
+    fmt = units.format_size if a.get("h") else (lambda n: str(int(n) // 1024) + "KB")
+    if a.get("S"):
+        meas = _measure(ctx, vols)
+        cols = [Col("Filesystem", 20), Col("used", 8, True), Col("total-saved", 11, True),
+                Col("%total-saved", 12, True), Col("deduplicated", 12, True),
+                Col("%deduplicated", 13, True), Col("compressed", 10, True),
+                Col("%compressed", 11, True), Col("Vserver", 12)]
+        rows = []
+        for v in vols:
+            m = meas[v.key]
+            saved = m.dedupe_saved + m.compression_saved
+            tot = m.physical + saved or 1
+            rows.append([f"/vol/{v.name}/", fmt(m.physical), fmt(saved), f"{saved * 100 // tot}%",
+                         fmt(m.dedupe_saved), f"{m.dedupe_saved * 100 // tot}%",
+                         fmt(m.compression_saved), f"{m.compression_saved * 100 // tot}%", v.vserver])
+        return ('Warning: The "-S" parameter is deprecated and may be removed in a future '
+                'release. To show the efficiency ratio use "aggr show-efficiency" command.\n\n'
+                + render.table(cols, rows))
+    cols = [Col("Filesystem", 20), Col("total", 10, True), Col("used", 10, True),
+            Col("avail", 10, True), Col("capacity", 8, True), Col("Mounted on", 16),
+            Col("Vserver", 12)]
+    rows = []
+    for v in vols:
+        u = _used(v, ctx.root)
+        tot = int(v.size * (100 - v.percent_snapshot_space) / 100)
+        rows.append([f"/vol/{v.name}/", fmt(tot), fmt(u), fmt(_avail(v, u)), _pct(v, u),
+                     v.junction_path or "---", v.vserver])
+    return render.table(cols, rows)
+
+
+# --- vserver ----------------------------------------------------------------------------------
+@command("vserver show", [P("vserver", "query", positional=True, help="Vserver"),
+                          P("type", "query", help="Vserver Type"),
+                          P("fields", "fields", help="Fields to display"),
+                          P("instance", "flag", help="Display all fields")],
+         help="Display Vservers")
+def vserver_show(ctx, a):
+    c = state.load(ctx.root)
+    vss = sorted(c.vservers.values(), key=lambda v: ({"admin": 0, "node": 1}.get(v.type, 2), v.name))
+    vss = _filter(vss, a, {"vserver": lambda v: v.name, "type": lambda v: v.type})
+    data = lambda v, s: s if v.type == "data" else "-"   # noqa: E731
+    reg = {"vserver": ("Vserver", lambda v: v.name, "admin"),
+           "type": ("Vserver Type", lambda v: v.type, "admin"),
+           "subtype": ("Vserver Subtype", lambda v: data(v, "default"), "admin"),
+           "admin-state": ("Vserver Admin State", lambda v: data(v, "running"), "admin"),
+           "operational-state": ("Vserver Operational State", lambda v: data(v, "running"), "admin"),
+           "rootvolume": ("Root Volume", lambda v: v.root_volume or "-", "admin"),
+           "aggregate": ("Aggregate", lambda v: v.root_aggregate or "-", "admin"),
+           "allowed-protocols": ("Allowed Protocols", lambda v: data(v, "nfs"), "admin"),
+           "language": ("Language", lambda v: data(v, v.language), "admin"),
+           "comment": ("Comment", lambda v: v.comment or "-", "admin"),
+           "uuid": ("Vserver UUID", lambda v: v.uuid or "-", "admin")}
+
+    def default(rows):
+        cols = [Col("Vserver", 11), Col("Type", 7), Col("Subtype", 10), Col("Admin\nState", 10),
+                Col("Operational\nState", 11), Col("Root\nVolume", 10), Col("Aggregate", 10)]
+        return render.table(cols, [[reg[k][1](v) for k in ("vserver", "type", "subtype",
+                                    "admin-state", "operational-state", "rootvolume", "aggregate")]
+                                   for v in rows])
+    return _show(vss, a, ctx, reg, ["vserver"], default)
+
+
+# The real `vserver modify` parameters (ONTAP 9.12). NFS settings such as -v4.1-pnfs and
+# -tcp-max-xfer-size belong to `vserver nfs modify`: the TR's AFF-2 line is rejected here
+# exactly as ONTAP rejects it.
+@command("vserver modify", [P("vserver", required=True, positional=True, help="Vserver"),
+                            P("comment", help="Comment"), P("language", help="Default Volume Language Code"),
+                            P("snapshot-policy", help="Snapshot Policy"),
+                            P("quota-policy", help="Quota Policy"),
+                            P("allowed-protocols", "list", help="Allowed Protocols"),
+                            P("disallowed-protocols", "list", help="Disallowed Protocols"),
+                            P("qos-policy-group", help="QoS Policy Group"),
+                            P("max-volumes", help="Limit on Maximum Number of Volumes allowed"),
+                            P("aggr-list", "list", help="List of Aggregates Assigned"),
+                            P("is-space-reporting-logical", "bool", help="Logical Space Reporting"),
+                            P("is-space-enforcement-logical", "bool", help="Logical Space Enforcement"),
+                            P("anti-ransomware-default-volume-state", "enum",
+                              choices=("disabled", "dry-run"), help="Default Anti_ransomware State of the Vserver's Volumes")],
+         help="Modify a Vserver")
+def vserver_modify(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a["vserver"])
+        if "comment" in a:
+            vs.comment = a["comment"]
+        if "language" in a:
+            vs.language = a["language"]
+        return ""
+
+
+NFS_FIELDS = [("access", "General NFS Access", "nfs_access", "bool"),
+              ("v3", "NFS v3", "nfs_v3", "ed"), ("v4.0", "NFS v4.0", "nfs_v40", "ed"),
+              ("v4.1", "NFS v4.1", "nfs_v41", "ed"),
+              ("v4.1-pnfs", "NFSv4.1 Parallel NFS Support", "nfs_v41_pnfs", "ed"),
+              ("tcp-max-xfer-size", "TCP Maximum Transfer Size (bytes)", "tcp_max_xfer_size", "int")]
+
+
+@command("vserver nfs show", [P("vserver", "query", positional=True, help="Vserver"),
+                              P("fields", "fields", help="Fields to display"),
+                              P("instance", "flag", help="Display all fields")],
+         help="Display the NFS configurations of Vservers")
+def nfs_show(ctx, a):
+    c = state.load(ctx.root)
+    vss = _filter(sorted(c.data_vservers(), key=lambda v: v.name), a,
+                  {"vserver": lambda v: v.name})
+
+    def val(v, attr, kind):
+        x = getattr(v, attr)
+        return _bool(x) if kind == "bool" else _ed(x) if kind == "ed" else str(x)
+    reg = {"vserver": ("Vserver", lambda v: v.name, "admin")}
+    for f, label, attr, kind in NFS_FIELDS:
+        priv = "advanced" if f == "tcp-max-xfer-size" else "admin"
+        reg[f] = (label, lambda v, attr=attr, kind=kind: val(v, attr, kind), priv)
+
+    def default(rows):
+        blocks = []
+        for v in rows:
+            pairs = [("Vserver", v.name), ("General Access", _bool(v.nfs_access)),
+                     ("v3", _ed(v.nfs_v3)), ("v4.0", _ed(v.nfs_v40)), ("v4.1", _ed(v.nfs_v41)),
+                     ("UDP", "enabled"), ("TCP", "enabled"),
+                     ("Default Windows User", "-"), ("Default Windows Group", "-")]
+            w = max(len(k) for k, _ in pairs)
+            blocks.append(f"Vserver: {v.name}\n\n" + "\n".join(
+                f"{k.rjust(w)}:  {val_}" for k, val_ in pairs[1:]))
+        return "\n\n".join(blocks) + render.entries(len(blocks))
+    return _show(vss, a, ctx, reg, ["vserver"], default)
+
+
+@command("vserver nfs modify", [P("vserver", required=True, positional=True, help="Vserver"),
+                                P("access", "bool", help="General NFS Access"),
+                                P("v3", "enum", choices=("enabled", "disabled"), help="NFS v3"),
+                                P("v4.0", "enum", choices=("enabled", "disabled"), help="NFS v4.0"),
+                                P("v4.1", "enum", choices=("enabled", "disabled"), help="NFS v4.1"),
+                                P("v4.1-pnfs", "enum", choices=("enabled", "disabled"),
+                                  help="NFSv4.1 Parallel NFS Support"),
+                                P("udp", "enum", choices=("enabled", "disabled"), help="UDP Protocol"),
+                                P("tcp", "enum", choices=("enabled", "disabled"), help="TCP Protocol"),
+                                P("v4-id-domain", help="NFSv4 ID Mapping Domain"),
+                                P("tcp-max-xfer-size", "int", privilege="advanced",
+                                  help="TCP Maximum Transfer Size (bytes)")],
+         help="Modify the NFS configuration of a Vserver")
+def nfs_modify(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a["vserver"])
+        if "tcp-max-xfer-size" in a:
+            n = a["tcp-max-xfer-size"]
+            if n < 8192 or n > 1048576 or n % 4096:
+                raise _fail("The value for \"-tcp-max-xfer-size\" must be a multiple of 4096 "
+                            "between 8192 and 1048576.")
+            vs.tcp_max_xfer_size = n
+        for k, attr in (("v3", "nfs_v3"), ("v4.0", "nfs_v40"), ("v4.1", "nfs_v41"),
+                        ("v4.1-pnfs", "nfs_v41_pnfs")):
+            if k in a:
+                setattr(vs, attr, a[k] == "enabled")
+        if "access" in a:
+            vs.nfs_access = a["access"]
+        return ""
+
+
+@command("vserver export-policy create", [P("vserver", required=True, positional=True, help="Vserver"),
+                                          P("policyname", required=True, positional=True, help="Policy Name")],
+         help="Create a rule set")
+def exp_create(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a["vserver"])
+        if a["policyname"] in vs.export_policies:
+            raise _fail(f'Duplicate entry: export policy "{a["policyname"]}" already exists in '
+                        f'Vserver "{vs.name}".')
+        vs.export_policies = vs.export_policies + [a["policyname"]]
+        return ""
+
+
+@command("vserver export-policy show", [P("vserver", "query", positional=True, help="Vserver"),
+                                        P("policyname", "query", positional=True, help="Policy Name")],
+         help="Display a list of rule sets")
+def exp_show(ctx, a):
+    c = state.load(ctx.root)
+    rows = [(v.name, p) for v in sorted(c.data_vservers(), key=lambda v: v.name)
+            for p in v.export_policies]
+    rows = _filter(rows, a, {"vserver": lambda r: r[0], "policyname": lambda r: r[1]})
+    if not rows:
+        return render.none_found()
+    return render.table([Col("Vserver", 15), Col("Policy Name", 19)], [list(r) for r in rows])
+
+
+# --- network ----------------------------------------------------------------------------------
+@command("network interface show", [P("vserver", "query", positional=True, help="Vserver Name"),
+                                    P("lif", "query", positional=True, help="Logical Interface"),
+                                    P("fields", "fields", help="Fields to display"),
+                                    P("instance", "flag", help="Display all fields")],
+         help="Display logical interfaces")
+def lif_show(ctx, a):
+    c = state.load(ctx.root)
+    lifs = sorted(c.lifs.values(), key=lambda l: (l.vserver, l.name))
+    lifs = _filter(lifs, a, {"vserver": lambda l: l.vserver, "lif": lambda l: l.name})
+    node = lambda l: l.node or (c.nodes[0] if c.nodes else "-")   # noqa: E731
+    reg = {"vserver": ("Vserver Name", lambda l: l.vserver, "admin"),
+           "lif": ("Logical Interface Name", lambda l: l.name, "admin"),
+           "role": ("Role", lambda l: l.role, "admin"),
+           "data-protocol": ("Data Protocol", lambda l: ",".join(l.data_protocols)
+                             if l.role == "data" else "none", "admin"),
+           "address": ("Network Address", lambda l: l.address, "admin"),
+           "netmask-length": ("Bits in the Netmask", lambda l: str(l.netmask_length), "admin"),
+           "home-node": ("Home Node", node, "admin"),
+           "home-port": ("Home Port", lambda l: l.port, "admin"),
+           "curr-node": ("Current Node", node, "admin"),
+           "curr-port": ("Current Port", lambda l: l.port, "admin"),
+           "status-oper": ("Operational Status", lambda l: "up", "admin"),
+           "status-admin": ("Administrative Status", lambda l: "up", "admin"),
+           "is-home": ("Is Home", lambda l: "true", "admin")}
+
+    def default(rows):
+        cols = [Col("Vserver", 11), Col("Logical\nInterface", 10), Col("Status\nAdmin/Oper", 10),
+                Col("Network\nAddress/Mask", 18), Col("Current\nNode", 13),
+                Col("Current\nPort", 7), Col("Is\nHome", 4)]
+        out, last = [], None
+        body = []
+        for l in rows:
+            vs = l.vserver if l.vserver != last else ""
+            last = l.vserver
+            if vs:
+                body.append([vs, "", "", "", "", "", ""])
+            body.append(["", l.name, "up/up", f"{l.address}/{l.netmask_length}", node(l),
+                         l.port, "true"])
+        text = render.table(cols, body, footer=False)
+        # vserver header rows carry only the name
+        out = [ln.rstrip() for ln in text.splitlines()]
+        return "\n".join(out) + render.entries(len(rows))
+    return _show(lifs, a, ctx, reg, ["vserver", "lif"], default)
+
+
+def _connections(ctx, c: state.Cluster) -> list[dict]:
+    """One row per TCP connection the lab's NFS clients hold, as the Linux client opens them:
+    all mounts of one client to the same server address and NFS version share one set of
+    connections, and the first such mount's nconnect=N decides how many (later mounts
+    join it; their nconnect is ignored). So six nconnect=16 mounts through two LIFs are
+    2 x 16 connections, not 6 x 16."""
+    from .. import storage
+    rows = []
+    lif_by_addr = {l.address: l for l in c.lifs.values() if l.role == "data"}
+    try:
+        mounts = storage.list_mounts(root=ctx.root)
+    except Exception:                                   # state without mounts yet
+        mounts = []
+    first: dict[tuple[str, str, str], storage.Mount] = {}
+    for m in sorted(mounts, key=lambda m: m.time):
+        first.setdefault((m.client, m.address, m.vers), m)
+    for m in first.values():
+        lif = lif_by_addr.get(m.address)
+        if lif is None:
+            continue
+        for k in range(max(1, m.nconnect)):
+            seed = f"{m.mountpoint}|{m.time}|{k}".encode()
+            cid = 2315762677 + zlib.crc32(seed) % 100000000
+            rows.append({"node": lif.node or c.nodes[0], "cid": str(cid), "vserver": lif.vserver,
+                         "lif-name": lif.name, "local-address": lif.address, "local-port": "2049",
+                         "remote-ip": m.client, "remote-host": m.client,
+                         "remote-port": str(600 + zlib.crc32(seed) % 424),
+                         "proto": "TCP", "service": "nfs"})
+    rows.sort(key=lambda r: (r["node"], int(r["cid"])))
+    return rows
+
+
+@command("network connections active show", [
+    P("node", "query", help="Node"), P("cid", "query", help="Connection ID"),
+    P("vserver", "query", help="Vserver"), P("lif-name", "query", help="Logical Interface Name"),
+    P("local-address", "query", help="Local IP address"), P("remote-ip", "query", help="Remote IP Address"),
+    P("remote-host", "query", help="Remote Host"), P("proto", "query", help="Protocol"),
+    P("service", "query", help="Protocol Service"),
+    P("print-ip-addresses", "flag", help="Print IP addresses for remote hosts"),
+    P("fields", "fields", help="Fields to display"), P("instance", "flag", help="Display all fields")],
+    help="Show the active connections in this cluster")
+def conn_show(ctx, a):
+    c = state.load(ctx.root)
+    rows = _connections(ctx, c)
+    keys = ["node", "cid", "vserver", "lif-name", "local-address", "local-port", "remote-ip",
+            "remote-host", "remote-port", "proto", "service"]
+    rows = _filter(rows, a, {k: (lambda r, k=k: r[k]) for k in keys})
+    labels = {"node": "Node", "cid": "Connection ID", "vserver": "Vserver",
+              "lif-name": "Logical Interface Name", "local-address": "Local IP address",
+              "local-port": "Local Port", "remote-ip": "Remote IP Address",
+              "remote-host": "Remote Host", "remote-port": "Remote Port", "proto": "Protocol",
+              "service": "Protocol Service"}
+    reg = {k: (labels[k], (lambda r, k=k: r[k]), "admin") for k in keys}
+
+    def default(rs):
+        cols = [Col("\nCID", 10), Col("\nCtx", 3), Col("Vserver\nName", 10),
+                Col("Interface\nName:Local Port", 21), Col("Remote\nHost:Port", 21),
+                Col("\nProtocol/Service", 16)]
+        out = []
+        for node in dict.fromkeys(r["node"] for r in rs):
+            body = [[r["cid"], "0", r["vserver"], f'{r["lif-name"]}:{r["local-port"]}',
+                     f'{r["remote-host"]}:{r["remote-port"]}', f'{r["proto"]}/{r["service"]}']
+                    for r in rs if r["node"] == node]
+            text = render.table(cols, body, footer=False).split("\n")
+            if not out:
+                out = text[:3]
+            out.append(f"Node: {node}")
+            out += text[3:]
+        return "\n".join(out) + render.entries(len(rs))
+    return _show(rows, a, ctx, reg, ["node", "cid"], default)
+
+
+# --- statistics ---------------------------------------------------------------------------------
+def _io_ops() -> int:
+    import psutil
+    io = psutil.disk_io_counters()
+    return (io.read_count + io.write_count) if io else 0
+
+
+@command("statistics start", [P("object", required=True, help="Object"),
+                              P("instance", help="Instance"), P("counter", "list", help="Counter"),
+                              P("sample-id", help="Sample Identifier"),
+                              P("node", help="Node")],
+         privilege="advanced", help="Start data collection for a sample")
+def stats_start(ctx, a):
+    if a["object"] != "vnvram":
+        raise CliError(f'Error: Object "{a["object"]}" was not found.')
+    counters = a.get("counter", ["backing_store_iops"])
+    for k in counters:
+        if k != "backing_store_iops":
+            raise CliError(f'Error: Counter "{k}" was not found for object "vnvram".')
+    with state.transaction(ctx.root) as c:
+        sid = a.get("sample-id") or f"sample_{len(c.statistics) + 1}"
+        if sid in c.statistics:
+            raise _fail(f'Sample "{sid}" already exists.')
+        c.statistics[sid] = {"object": a["object"], "instance": a.get("instance", "vnvram"),
+                             "counters": counters, "started": time.time(), "start_ops": _io_ops(),
+                             "stopped": None, "stop_ops": None,
+                             "node": a.get("node") or c.nodes[0]}
+    return f"Statistics collection is being started for sample-id: {sid}"
+
+
+def _sample(c, sid):
+    s = c.statistics.get(sid)
+    if s is None:
+        raise CliError(f'Error: Sample "{sid}" was not found.')
+    return s
+
+
+@command("statistics show", [P("sample-id", help="Sample Identifier"),
+                             P("object", "query", help="Object"), P("counter", "query", help="Counter")],
+         privilege="advanced", help="Display performance data for a time interval")
+def stats_show(ctx, a):
+    c = state.load(ctx.root)
+    sid = a.get("sample-id") or (list(c.statistics)[-1] if c.statistics else None)
+    if sid is None:
+        return render.none_found()
+    s = _sample(c, sid)
+    end = s["stopped"] or time.time()
+    ops = (s["stop_ops"] if s["stop_ops"] is not None else _io_ops()) - s["start_ops"]
+    elapsed = max(1, int(round(end - s["started"])))
+    fmt = lambda t: f"{_dt.datetime.fromtimestamp(t):%-m/%-d/%Y %H:%M:%S}"   # noqa: E731
+    lines = [f"Object: {s['object']}", f"Instance: {s['instance']}",
+             f"Start-time: {fmt(s['started'])}", f"End-time: {fmt(end)}",
+             f"Elapsed-time: {elapsed}s", f"Scope: {s['node']}", "",
+             f"    Counter{'Value':>58}",
+             f"    {'-' * 32} {'-' * 32}"]
+    for k in s["counters"]:
+        lines.append(f"    {k:<32} {int(ops / elapsed):>32}")
+    return "\n".join(lines)
+
+
+@command("statistics stop", [P("sample-id", help="Sample Identifier")], privilege="advanced",
+         help="Stop data collection for a sample")
+def stats_stop(ctx, a):
+    with state.transaction(ctx.root) as c:
+        sid = a.get("sample-id") or (list(c.statistics)[-1] if c.statistics else "")
+        s = _sample(c, sid)
+        s["stopped"], s["stop_ops"] = time.time(), _io_ops()
+    return f"Statistics collection is being stopped for sample-id: {sid}"
+
+
+# --- jobs -----------------------------------------------------------------------------------------
+@command("job show", [P("id", "query", positional=True, help="Job ID")], help="Display a list of jobs")
+def job_show(ctx, a):
+    c = state.load(ctx.root)
+    jobs = _filter(c.jobs, a, {"id": lambda j: j["id"]})
+    if not jobs:
+        return render.none_found()
+    cols = [Col("Job ID", 6, True), Col("Name", 20), Col("Vserver", 10), Col("Node", 13),
+            Col("State", 10)]
+    return render.table(cols, [[str(j["id"]), j["description"], c.name, c.nodes[0], "Success"]
+                               for j in jobs])
+
+
+def dispatch(cmd: Command, ctx, args: dict[str, Any]) -> str:
+    return cmd.handler(ctx, args)

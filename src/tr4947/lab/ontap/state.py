@@ -1,0 +1,182 @@
+"""The lab ONTAP stand-in's state: SVMs, LIFs, aggregates and volumes, persisted as JSON.
+
+This is the contract between the stand-in's clustershell/REST front ends (which change it)
+and lab storage (which reads it to decide how a mount behaves). Every volume owns a backing
+directory under the lab state dir; its attributes decide mount semantics:
+
+* ``is_preserve_unlink_enabled`` + an NFSv4.1 mount -> POSIX unlink (bindfs ``hard_remove``)
+* anything else (NFSv3, or the attribute off)     -> silly-rename semantics (default bindfs)
+
+Writers hold an exclusive ``flock`` for the whole read-modify-write, so the SSH server, the
+REST server and the CLI can share one state file safely.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from ... import paths
+
+GiB = 1024 ** 3
+
+
+@dataclass
+class Volume:
+    name: str
+    vserver: str
+    aggregates: list[str]
+    size: int                                  # bytes
+    junction_path: str | None = None
+    is_preserve_unlink_enabled: bool = False
+    state: str = "online"
+    style: str = "flexvol"                     # or "flexgroup"
+    security_style: str = "unix"
+    export_policy: str = "default"
+    space_guarantee: str = "volume"
+    compression: bool = False                  # inline compression (volume efficiency)
+    inline_dedupe: bool = False
+    efficiency_state: str = "disabled"         # volume efficiency on|off
+    uuid: str = ""
+    # --- added for the clustershell stand-in (defaults keep old state files loadable) ---
+    type: str = "RW"
+    unix_permissions: str = "---rwxr-xr-x"
+    snapshot_policy: str = "default"
+    percent_snapshot_space: int = 5            # ONTAP's default snapshot reserve
+    aggr_list_multiplier: int = 1              # FlexGroup constituents per aggregate
+    junction_active: bool = True
+    comment: str = ""
+    is_vsroot: bool = False
+    efficiency_policy: str = "auto"
+    # Last measured space numbers (bytes), written by `storage aggregate show-efficiency`
+    # and `volume efficiency show` from the data really in the backing dir (efficiency.py).
+    logical_used: int | None = None
+    physical_used: int | None = None
+    efficiency_measured_at: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.vserver}:{self.name}"
+
+
+@dataclass
+class Lif:
+    name: str
+    address: str                               # loopback address, e.g. 127.0.10.11
+    vserver: str
+    data_protocols: list[str] = field(default_factory=lambda: ["nfs"])
+    role: str = "data"                         # data | cluster-mgmt | node-mgmt
+    node: str = ""                             # home node (network interface show)
+    port: str = "e0d"                          # home port (cosmetic)
+    netmask_length: int = 8                    # loopback /8
+
+
+@dataclass
+class Vserver:
+    name: str
+    nfs_v3: bool = True
+    nfs_v40: bool = False
+    nfs_v41: bool = False
+    nfs_v41_pnfs: bool = False
+    tcp_max_xfer_size: int = 65536
+    uuid: str = ""
+    # --- added for the clustershell stand-in ---
+    type: str = "data"                         # data | admin | node
+    nfs_access: bool = True
+    export_policies: list[str] = field(default_factory=lambda: ["default"])
+    root_volume: str = ""
+    root_aggregate: str = ""
+    language: str = "C.UTF-8"
+    comment: str = ""
+
+
+@dataclass
+class Aggregate:
+    name: str
+    node: str
+    size: int                                  # bytes
+
+
+@dataclass
+class Cluster:
+    name: str = "cluster1"
+    version: str = "NetApp Release 9.12.1 (lab stand-in)"
+    nodes: list[str] = field(default_factory=lambda: ["cluster1-01", "cluster1-02"])
+    aggregates: dict[str, Aggregate] = field(default_factory=dict)
+    vservers: dict[str, Vserver] = field(default_factory=dict)
+    lifs: dict[str, Lif] = field(default_factory=dict)
+    volumes: dict[str, Volume] = field(default_factory=dict)   # key "vserver:name"
+    # statistics start/show samples: name -> {object, counters..., started}
+    statistics: dict[str, dict] = field(default_factory=dict)
+    # clustershell jobs ("[Job N] Job succeeded"): the next id and a short history
+    next_job_id: int = 32
+    jobs: list[dict] = field(default_factory=list)
+
+    def data_vservers(self) -> list[Vserver]:
+        return [v for v in self.vservers.values() if v.type == "data"]
+
+    # --- look-ups used by lab storage -----------------------------------------------
+    def vserver_for_address(self, address: str) -> Vserver:
+        for lif in self.lifs.values():
+            if lif.address == address and lif.role == "data":
+                return self.vservers[lif.vserver]
+        raise LookupError(f"no data LIF answers on {address}")
+
+    def volume_at(self, vserver: str, junction: str) -> Volume:
+        junction = "/" + junction.strip("/")
+        for vol in self.volumes.values():
+            if vol.vserver == vserver and vol.junction_path == junction:
+                return vol
+        raise LookupError(f"no volume of vserver {vserver} is mounted at junction {junction}")
+
+
+def backing_dir(vol: Volume, root: Path | None = None) -> Path:
+    """The directory that holds a volume's data (what bindfs exposes at a mount)."""
+    return (root or paths.LAB_STATE) / "volumes" / vol.vserver / vol.name
+
+
+def _state_file(root: Path | None) -> Path:
+    return (root or paths.LAB_STATE) / "ontap" / "state.json"
+
+
+def _decode(raw: dict) -> Cluster:
+    c = Cluster(**{k: v for k, v in raw.items()
+                   if k not in ("aggregates", "vservers", "lifs", "volumes")})
+    c.aggregates = {k: Aggregate(**v) for k, v in raw.get("aggregates", {}).items()}
+    c.vservers = {k: Vserver(**v) for k, v in raw.get("vservers", {}).items()}
+    c.lifs = {k: Lif(**v) for k, v in raw.get("lifs", {}).items()}
+    c.volumes = {k: Volume(**v) for k, v in raw.get("volumes", {}).items()}
+    return c
+
+
+def load(root: Path | None = None) -> Cluster:
+    """Read the state (a snapshot; use :func:`transaction` to change it)."""
+    f = _state_file(root)
+    if not f.exists():
+        raise FileNotFoundError(f"lab ONTAP state {f} does not exist: run `tr4947 lab up` first")
+    return _decode(json.loads(f.read_text()))
+
+
+def save(cluster: Cluster, root: Path | None = None) -> None:
+    f = _state_file(root)
+    f.parent.mkdir(parents=True, exist_ok=True)
+    tmp = f.with_suffix(".tmp")
+    tmp.write_text(json.dumps(dataclasses.asdict(cluster), indent=1, sort_keys=True))
+    os.replace(tmp, f)                        # atomic: readers never see half a file
+
+
+@contextlib.contextmanager
+def transaction(root: Path | None = None) -> Iterator[Cluster]:
+    """Lock, load, yield for changes, save on success (nothing is saved on error)."""
+    f = _state_file(root)
+    f.parent.mkdir(parents=True, exist_ok=True)
+    with open(f.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cluster = load(root) if f.exists() else Cluster()
+        yield cluster
+        save(cluster, root)

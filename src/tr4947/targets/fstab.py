@@ -1,0 +1,116 @@
+"""Adding the guide's NFS mount lines to a host's /etc/fstab, the way an operator edits it.
+
+A snippet's ``.fstab`` file shows the lines as the guide prints them: the TR's lines with the
+lab's NFS server addresses. On a target, each line's server is replaced by the target's own
+(``with_servers``), and the lines are *added* to the host's file by one shell script
+(``ADD_SCRIPT``, POSIX sh and awk, shown in the transcript exactly as it runs):
+
+* a line the file already has (same fields; spacing does not matter) is not added again, so a
+  second run adds nothing;
+* a line for a mount point the file already mounts from something else is an error, and the
+  file is left as it was (two lines for one mount point would mount twice or hide each other);
+* otherwise the file is first copied to the backup (``cp -p``), then the missing lines are
+  appended at its end; nothing else in the file changes.
+
+The lines reach the script in the environment variable FSTAB_LINES, so a lab host's path
+mapping (which rewrites paths in the command text) never touches them.
+"""
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Mapping
+
+FSTAB = "/etc/fstab"
+BACKUP_SUFFIX = ".tr4947.bak"
+LINES_VAR = "FSTAB_LINES"
+
+ADD_SCRIPT = r"""# Add the lines in $FSTAB_LINES to {fstab}: a line already there is not added twice and
+# nothing else in the file changes; the file is copied to {backup} first.
+set -eu
+fstab={fstab} backup={backup}
+missing=$(awk -v fstab="$fstab" '
+  /^[ \t]*(#|$)/ {{ next }}
+  {{ $1 = $1; have[$0] = 1; at[$2] = $0 }}
+  END {{
+    n = split(ENVIRON["FSTAB_LINES"], add, "\n")
+    for (i = 1; i <= n; i++) {{
+      $0 = add[i]
+      if (NF < 2 || $1 ~ /^#/) continue
+      $1 = $1
+      if ($0 in have) continue
+      if ($2 in at) {{
+        print fstab " already mounts " $2 " with: " at[$2] "; nothing changed" > "/dev/stderr"
+        bad = 1
+      }}
+      print add[i]; have[$0] = 1; at[$2] = $0
+    }}
+    exit bad
+  }}' "$fstab")
+if [ -z "$missing" ]; then
+  echo "$fstab already has these lines: nothing added"
+  exit 0
+fi
+cp -p "$fstab" "$backup"
+# A last line without its newline would run into the first added one.
+if [ -n "$(tail -c 1 "$fstab")" ]; then echo >> "$fstab"; fi
+printf '%s\n' "$missing" >> "$fstab"
+echo "$(printf '%s\n' "$missing" | wc -l | tr -d ' ') line(s) added to $fstab; the file as it was: $backup"
+"""
+
+_ADDED = re.compile(r"^(\d+) line\(s\) added to ", re.M)
+
+
+def add_script(fstab: str = FSTAB, backup: str | None = None) -> str:
+    for p in (fstab, backup or fstab + BACKUP_SUFFIX):
+        if not re.fullmatch(r"/[\w./-]+", p):
+            raise ValueError(f"fstab path {p!r}: give an absolute path of letters, digits, "
+                             "'.', '_', '-' and '/'")
+    return ADD_SCRIPT.format(fstab=fstab, backup=backup or fstab + BACKUP_SUFFIX)
+
+
+def entries(text: str) -> list[str]:
+    """The mount lines of an fstab text (comments and blank lines left out)."""
+    return [l for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#")]
+
+
+def server(line: str) -> str | None:
+    """The NFS server of a mount line (``server:/path ...``), or None for other lines."""
+    spec = line.split()[0] if line.split() else ""
+    m = re.fullmatch(r"(\[[^\]]+\]|[^:/\s]+):/\S*", spec)
+    return m.group(1) if m else None
+
+
+def with_servers(text: str, servers: Mapping[str, str] | str | None) -> str:
+    """The lines with each NFS server replaced: ``servers`` maps the address a line shows to
+    the target's, or is one address for every line. Comments and other lines stay."""
+    if not servers:
+        return text
+    out = []
+    for line in text.splitlines(keepends=True):
+        s = None if line.lstrip().startswith("#") else server(line)
+        if s is not None:
+            new = servers if isinstance(servers, str) else servers.get(s, s)
+            line = line.replace(f"{s}:/", f"{new}:/", 1)
+        out.append(line)
+    return "".join(out)
+
+
+def lab_servers(text: str) -> list[str]:
+    """Servers of the mount lines that are loopback addresses: lab addresses, which must
+    never go into a real host's fstab."""
+    found = []
+    for line in entries(text):
+        s = server(line)
+        try:
+            if s and ipaddress.ip_address(s.strip("[]")).is_loopback and s not in found:
+                found.append(s)
+        except ValueError:
+            continue
+    return found
+
+
+def added(result) -> int:
+    """How many lines an ADD_SCRIPT run added (0: nothing added or only planned)."""
+    m = _ADDED.search(getattr(result, "stdout", "") or "")
+    return int(m.group(1)) if m else 0
