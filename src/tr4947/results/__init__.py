@@ -1,0 +1,1 @@
+"""Turning recorded runs into what the site shows: AsciiDoc partials and charts."""
