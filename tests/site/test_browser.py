@@ -1,0 +1,118 @@
+"""Every page in a real headless Chromium (Debian's), from file:// URLs, fully offline."""
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.browser
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url, **ctx):
+    context = browser.new_context(**ctx)
+    page = context.new_page()
+    problems = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url}"))
+    page.goto(url, wait_until="load")
+    page.wait_for_timeout(300)
+    return context, page, problems
+
+
+def test_every_page_renders_cleanly(browser, pages):
+    for path in pages:
+        context, page, problems = open_page(browser, path.as_uri())
+        # mermaid diagrams become SVG (wait for the asynchronous render)
+        n_mermaid = page.locator(".mermaid").count()
+        if n_mermaid:
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.mermaid')].every(e => e.querySelector('svg'))",
+                timeout=60000)  # generous: the machine may be busy
+        # images loaded
+        broken = page.evaluate("() => [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
+        # every listing has a copy button; known languages are highlighted
+        listings = page.locator(".listingblock pre").count()
+        buttons = page.locator(".listingblock .copy-button").count()
+        assert problems == [], f"{path.name}: {problems}"
+        assert broken == [], f"{path.name}: broken images {broken}"
+        assert buttons == listings, f"{path.name}: {listings} listings, {buttons} copy buttons"
+        context.close()
+
+
+def test_internal_links_and_fragments_resolve(browser, pages):
+    bad = []
+    for path in pages:
+        context, page, _ = open_page(browser, path.as_uri())
+        hrefs = page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
+        for href in hrefs:
+            u = urlparse(href)
+            if u.scheme != "file":
+                continue
+            target = Path(unquote(u.path))
+            if not target.exists():
+                bad.append(f"{path.name} -> {href}")
+                continue
+            if u.fragment and target.suffix == ".html":
+                ids = set(re.findall(r'id="([^"]+)"', target.read_text()))
+                if unquote(u.fragment) not in ids:
+                    bad.append(f"{path.name} -> {href} (no such anchor)")
+        context.close()
+    assert bad == []
+
+
+def test_highlighting_and_mermaid_on_a_procedure_page(browser, site):
+    context, page, problems = open_page(browser, (site / "tr4947" / "functional-validation.html").as_uri())
+    page.wait_for_function("() => document.querySelector('.mermaid svg')", timeout=60000)  # generous: the machine may be busy
+    assert page.locator("pre code.hljs").count() > 0
+    assert page.locator(".toc a").count() > 3
+    assert problems == []
+    context.close()
+
+
+def test_search_finds_the_silly_rename_chapter(browser, site):
+    context, page, problems = open_page(browser, (site / "tr4947" / "index.html").as_uri())
+    page.fill("#search-input", "silly rename")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".search-result-item a", timeout=10000)
+    links = page.evaluate("() => [...document.querySelectorAll('.search-result-item a')].map(a => a.href)")
+    assert any("silly-rename.html" in l for l in links), links
+    assert problems == []
+    context.close()
+
+
+def test_phone_width_has_no_page_scroll_and_nav_opens(browser, site):
+    context, page, problems = open_page(browser, (site / "tr4947" / "aws-fsx.html").as_uri(),
+                                        viewport={"width": 375, "height": 800})
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 376, f"page scrolls sideways at 375 px: {width}px wide"
+    nav = page.locator("#nav")
+    assert not nav.is_visible() or nav.bounding_box()["x"] < -100
+    page.click(".nav-toggle")
+    page.wait_for_timeout(400)
+    assert nav.bounding_box()["x"] >= -1
+    assert page.get_attribute(".nav-toggle", "aria-expanded") == "true"
+    context.close()
+
+
+def test_results_are_labelled_with_provenance(browser, site):
+    context, page, _ = open_page(browser, (site / "tr4947" / "aws-fsx.html").as_uri())
+    label = page.evaluate("() => getComputedStyle(document.querySelector('.exampleblock.result.lab > .title'), '::before').content")
+    assert "LAB RESULT" in label
+    prov = page.locator(".exampleblock.result .provenance").first.inner_text()
+    assert "target" in prov and "commit" in prov and "not from NetApp hardware" in prov
+    context.close()

@@ -1,0 +1,64 @@
+"""The guide builds offline with no warnings, every nav entry is a page, the PDF is real."""
+import re
+
+import pytest
+
+from pypdf import PdfReader
+
+from tr4947 import paths
+
+
+def warnings_in(text: str) -> list[str]:
+    return [l for l in text.splitlines()
+            if re.search(r'"level":"(warn|error|fatal)"|WARNING|ERROR', l)
+            and "Unknown user config" not in l]          # npm's own notice about ~/.npmrc
+
+
+def test_build_has_no_warnings(build):
+    assert build.returncode == 0, build.stderr
+    assert warnings_in(build.stdout + build.stderr) == []
+
+
+def test_every_nav_entry_became_a_page(site):
+    nav = (paths.DOCS / "nav.adoc").read_text()
+    targets = re.findall(r"xref:([\w-]+)\.adoc", nav)
+    assert len(targets) >= 15
+    missing = [t for t in targets if not (site / "tr4947" / f"{t}.html").exists()]
+    assert missing == []
+
+
+def test_404_page_exists(site):
+    html = (site / "404.html").read_text()
+    assert "Page not found" in html
+
+
+@pytest.fixture(scope="module")
+def pdf(site):
+    """The guide's PDF and its text (extracted once: it is the slow part)."""
+    reader = PdfReader(site / "tr4947" / "tr-4947-kafka-on-netapp-nfs.pdf")
+    text = re.sub(r"\s+", " ", " ".join((p.extract_text() or "") for p in reader.pages))
+    return reader, text
+
+
+def test_pdf_of_the_whole_guide(pdf):
+    reader, text = pdf
+    assert len(reader.pages) > 20
+    for title in ("silly-rename", "Functional validation", "Sizing guidance", "Errata"):
+        assert title.lower() in text.lower(), f"{title!r} missing from the PDF"
+
+
+def test_pdf_shows_the_diagrams_not_their_source(pdf):
+    """Every [mermaid] block of the pages is an image in the PDF (rendered offline by
+    scripts/pdf/), and no diagram source leaks into the text."""
+    reader, text = pdf
+    for word in ("sequenceDiagram", "flowchart TB", "flowchart LR", "subgraph"):
+        assert word not in text, f"mermaid source {word!r} printed in the PDF"
+    pages = sorted((paths.DOCS / "pages").glob("*.adoc"))
+    diagrams = sum(len(re.findall(r"^\[mermaid\]\s*$", p.read_text(), re.M)) for p in pages)
+    images = sum(len(p.images) for p in reader.pages)
+    assert diagrams > 0 and images >= diagrams, f"{diagrams} diagrams, {images} images in the PDF"
+
+
+def test_every_page_links_the_pdf(pages):
+    for page in pages:
+        assert "tr-4947-kafka-on-netapp-nfs.pdf" in page.read_text(), page.name

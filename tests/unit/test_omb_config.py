@@ -1,0 +1,176 @@
+"""OMB workload/driver YAML parsing: the TR's files as written, OMB's names and defaults,
+unknown fields, Java properties text and the Java -> librdkafka translation."""
+from pathlib import Path
+
+import pytest
+
+from tr4947.omb.driver import consumer_config, parse_driver, producer_config
+from tr4947.omb.properties import parse_properties
+from tr4947.omb.workload import ConfigError, parse_workload, workload_file_name
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "omb"
+
+
+def test_tr_cpu_workload_reads_as_written():
+    w = parse_workload(FIX / "tr-cpu-1-topic-100-partitions-1kb.yaml")
+    assert w.name == "4 producer / 4 consumers on 1 topic"
+    assert (w.topics, w.partitionsPerTopic, w.messageSize) == (1, 100, 1024)
+    assert w.payloadFile == "payload/payload-1Kb.data"
+    assert (w.subscriptionsPerTopic, w.consumerPerSubscription, w.producersPerTopic) == (1, 4, 4)
+    assert w.producerRate == 40000 and w.testDurationMinutes == 5
+    # OMB defaults for fields the TR leaves out
+    assert w.warmupDurationMinutes == 1 and w.backlogDrainRatio == 1.0
+    assert w.keyDistributor == "NO_KEY" and w.useRandomizedPayloads is False
+    assert w.total_producers == 4 and w.total_consumers == 4
+
+
+def test_tr_cvo_workload_has_no_name_and_randomized_payloads():
+    w = parse_workload(FIX / "tr-cvo-1-topic-100-partitions-1kb.yaml")
+    assert w.name is None
+    assert w.useRandomizedPayloads and w.randomBytesRatio == 0.5
+    assert w.randomizedPayloadPoolSize == 100 and w.messageSize == 32768
+    assert w.total_producers == 160 and w.total_consumers == 320 and w.producerRate == 1_000_000
+
+
+def test_workload_file_name_is_omb_result_prefix():
+    assert workload_file_name("workloads/1-topic-100-partitions-1kb.yaml") == \
+        "1-topic-100-partitions-1kb"
+
+
+def test_unknown_workload_field_is_named():
+    with pytest.raises(ConfigError, match=r"producerRat\b.*OMB itself would silently ignore"):
+        parse_workload({"topics": 1, "partitionsPerTopic": 1, "messageSize": 10,
+                        "producerRat": 1000})
+
+
+def test_lenient_ignores_unknown_fields_like_omb(caplog):
+    w = parse_workload({"topics": 1, "partitionsPerTopic": 1, "messageSize": 10,
+                        "producerRat": 1000}, strict=False)
+    assert w.producerRate == 0
+    assert "producerRat" in caplog.text
+
+
+@pytest.mark.parametrize("field,value,msg", [
+    ("topics", "four", "not a valid int"),
+    ("messageSize", 1.5, "not a valid int"),
+    ("useRandomizedPayloads", "yes", "not a valid bool"),
+])
+def test_wrong_types_are_rejected(field, value, msg):
+    with pytest.raises(ConfigError, match=msg):
+        parse_workload({"topics": 1, "partitionsPerTopic": 1, "messageSize": 10, field: value})
+
+
+def test_backlog_without_rate_is_rejected_as_in_omb():
+    with pytest.raises(ConfigError, match="Cannot probe producer sustainable rate"):
+        parse_workload({"topics": 1, "partitionsPerTopic": 1, "messageSize": 10,
+                        "consumerBacklogSizeGB": 1, "producerRate": 0})
+
+
+def test_tr_drivers_read_as_written():
+    sync = parse_driver(FIX / "kafka-sync.yaml")
+    thr = parse_driver(FIX / "kafka-throughput.yaml")
+    assert sync.name == thr.name == "Kafka" and sync.replicationFactor == 3
+    assert sync.topic_properties == {"min.insync.replicas": "2", "flush.messages": "1",
+                                     "flush.ms": "0"}
+    assert thr.topic_properties == {"min.insync.replicas": "2"}
+    assert thr.common_properties["default.api.timeout.ms"] == "1200000"
+    # commonConfig reaches producer and consumer, *Config on top (as OMB builds them)
+    assert thr.producer_properties["request.timeout.ms"] == "1200000"
+    assert thr.producer_properties["batch.size"] == "1048576"
+    assert thr.consumer_properties["max.partition.fetch.bytes"] == "10485760"
+
+
+def test_java_properties_syntax():
+    text = ("# comment\n! also a comment\n  a=1\nb : two words \nc\tx\nd=line\\\n   continued\n"
+            "e=\\u0041\\t\nf=\n")
+    assert parse_properties(text) == {"a": "1", "b": "two words ", "c": "x",
+                                      "d": "linecontinued", "e": "A\t", "f": ""}
+    assert parse_properties("") == {} and parse_properties(None) == {}
+
+
+def test_producer_properties_are_translated_for_librdkafka():
+    thr = parse_driver(FIX / "kafka-throughput.yaml")
+    pc = producer_config(thr, bootstrap="127.0.0.1:9092")
+    assert pc.config["bootstrap.servers"] == "127.0.0.1:9092"
+    assert pc.config["acks"] == "all" and pc.config["linger.ms"] == "1"
+    assert pc.config["batch.size"] == "1048576"
+    # librdkafka caps request.timeout.ms at 900000 (the TR's 1200000 means "no timeout")
+    assert pc.config["request.timeout.ms"] == "900000"
+    # Java defaults the driver does not set are made explicit
+    assert pc.config["queue.buffering.max.kbytes"] == "32768"
+    assert pc.config["partitioner"] == "murmur2_random"
+    assert any("default.api.timeout.ms" in n for n in pc.notes)
+
+
+def test_renamed_and_converted_properties():
+    d = parse_driver({"name": "K", "commonConfig": "bootstrap.servers=h:1\n",
+                      "producerConfig": "buffer.memory=67108864\ndelivery.timeout.ms=5000\n"
+                                        "max.request.size=2097152\n",
+                      "consumerConfig": "fetch.max.wait.ms=100\npartition.assignment.strategy="
+                                        "org.apache.kafka.clients.consumer.RoundRobinAssignor\n"})
+    p, c = producer_config(d), consumer_config(d)
+    assert p.config["queue.buffering.max.kbytes"] == "65536"
+    assert p.config["message.timeout.ms"] == "5000"
+    assert p.config["message.max.bytes"] == "2097152"
+    assert c.config["fetch.wait.max.ms"] == "100"
+    assert c.config["partition.assignment.strategy"] == "roundrobin"
+
+
+def test_unmappable_property_is_rejected_by_name():
+    d = parse_driver({"name": "K", "commonConfig": "bootstrap.servers=h:1\n",
+                      "producerConfig": "partitioner.class=com.example.MyPartitioner\n"})
+    with pytest.raises(ConfigError, match="partitioner.class"):
+        producer_config(d)
+
+
+def test_producer_setting_in_common_config_is_ignored_by_consumer():
+    d = parse_driver({"name": "K", "commonConfig": "bootstrap.servers=h:1\nacks=all\n"})
+    c = consumer_config(d)
+    assert "acks" not in c.config and any("acks" in n for n in c.notes)
+
+
+def test_unknown_driver_field_and_wrong_driver_class():
+    with pytest.raises(ConfigError, match="replicationFactr"):
+        parse_driver({"name": "K", "replicationFactr": 3})
+    with pytest.raises(ConfigError, match="only OMB's Kafka driver"):
+        parse_driver({"name": "P", "driverClass": "io.openmessaging.benchmark.driver.pulsar.PulsarBenchmarkDriver"})
+
+
+def test_properties_given_as_yaml_mapping_get_a_hint():
+    with pytest.raises(ConfigError, match="multi-line\\) string of Java properties"):
+        parse_driver({"name": "K", "producerConfig": {"acks": "all"}})
+
+
+def test_missing_bootstrap_is_explained():
+    d = parse_driver({"name": "K"})
+    with pytest.raises(ConfigError, match="bootstrap.servers"):
+        producer_config(d)
+
+
+def test_lab_scale_from_environment_text_and_sizes():
+    from tr4947.omb.runner import LabScale
+    kw = LabScale.parse("duration_override_seconds=20, rateScale=0.01,"
+                        "partitions_per_topic_override=8,drain_at_end=true")
+    assert kw == {"duration_override_seconds": 20.0, "rateScale": 0.01,
+                  "partitions_per_topic_override": 8, "drain_at_end": True}
+    sc = LabScale.from_kwargs(**kw)
+    w = parse_workload(FIX / "tr-cvo-1-topic-100-partitions-1kb.yaml")
+    run_w = LabScale.from_kwargs(partitions_per_topic_override=8, producers_per_topic_override=2,
+                                 consumer_per_subscription_override=3).apply(w)
+    assert (run_w.partitionsPerTopic, run_w.producersPerTopic,
+            run_w.consumerPerSubscription) == (8, 2, 3)
+    assert run_w.messageSize == w.messageSize == 32768 and w.partitionsPerTopic == 100
+    assert sc.durationOverrideSeconds == 20.0 and sc.rateScale == 0.01
+    with pytest.raises(ConfigError, match="unknown lab scale option 'duration'"):
+        LabScale.parse("duration=20")
+    with pytest.raises(ConfigError, match="not a number"):
+        LabScale.parse("rate_scale=fast")
+    with pytest.raises(ConfigError, match="partitionsPerTopicOverride must be > 0"):
+        LabScale.from_kwargs(partitions_per_topic_override=0)
+
+
+def test_message_size_override_cannot_resize_a_payload_file():
+    from tr4947.omb.runner import LabScale
+    w = parse_workload(FIX / "tr-cpu-1-topic-100-partitions-1kb.yaml")
+    with pytest.raises(ConfigError, match="cannot resize a payloadFile"):
+        LabScale.from_kwargs(message_size_override=512).apply(w)

@@ -1,0 +1,105 @@
+"""Time series from OMB's log: periodic lines to numbers, phases from WorkloadGenerator's
+milestone lines, in the order OMB logs them (also when its backlog thread logs first)."""
+import pytest
+
+from tr4947.omb import benchrun, logparse
+
+P = ("INFO WorkloadGenerator - Pub rate {r} msg/s / {mb} MB/s | Pub err     0.0 err/s | "
+     "Cons rate {c} msg/s / {cmb} MB/s | Backlog: {b} K | Pub Latency (ms) avg: 12.5 - 50%: 10.1 - "
+     "99%: 40.2 - 99.9%: 55.0 - Max: 60.3 | Pub Delay Latency (us) avg: 5.0 - 50%: 4.0 - 99%: "
+     "9.0 - 99.9%: 10.0 - Max: 11.0")
+
+
+def line(t, msg):
+    return f"{t} [main] {msg}"
+
+
+def backlog_log(pause_first=True):
+    ev = [line("23:59:50.000", "INFO Benchmark - --------------- WORKLOAD : null --- DRIVER : Kafka---------------"),
+          line("23:59:51.000", "INFO WorkloadGenerator - ----- Starting warm-up traffic (1m) ------"),
+          line("23:59:53.000", P.format(r="100.0", mb=" 3.1", c="100.0", cmb=" 3.1", b=" 0.0"))]
+    pause = line("23:59:53.100", "INFO WorkloadGenerator - Stopping all consumers to build backlog")
+    bench = line("23:59:53.200", "INFO WorkloadGenerator - ----- Starting benchmark traffic (5m)------")
+    ev += [pause, bench] if pause_first else [bench, pause]
+    ev += [line("23:59:55.000", P.format(r="257759.2", mb="4027.5", c="    0.0", cmb=" 0.0", b="515.5")),
+           line("23:59:56.000", "INFO WorkloadGenerator - --- Completed backlog build in 3 s ---"),
+           line("23:59:56.000", "INFO WorkloadGenerator - --- Start draining backlog ---"),
+           line("23:59:58.000", P.format(r="100.0", mb=" 3.1", c="900.0", cmb="28.1", b="100.0")),
+           # the run crosses midnight
+           line("00:00:01.000", "INFO WorkloadGenerator - --- Completed backlog draining in 5 s ---"),
+           line("00:00:05.000", P.format(r="100.0", mb=" 3.1", c="100.0", cmb=" 3.1", b=" 0.0"))]
+    return "\n".join(ev)
+
+
+@pytest.mark.parametrize("pause_first", [True, False])
+def test_phases_and_numbers_of_a_backlog_run(pause_first):
+    run = logparse.parse(backlog_log(pause_first))
+    assert [s.phase for s in run.samples] == ["warmup", "producer-only", "drain", "mixed"]
+    assert list(run.phase_starts) == ["warmup", "producer-only", "drain", "mixed"]
+    assert run.phase_starts["mixed"] == 11.0                 # across midnight
+    s = run.samples[1]
+    assert (s.publish_rate, s.publish_mbs, s.consume_mbs, s.backlog_k) == (257759.2, 4027.5, 0.0, 515.5)
+    assert (s.latency_avg, s.latency_50, s.latency_99, s.latency_999, s.latency_max) == \
+        (12.5, 10.1, 40.2, 55.0, 60.3)
+    assert run.samples[2].total_mbs == pytest.approx(31.2)
+    assert [x.t for x in run.of("drain", "mixed")] == [8.0, 15.0]
+
+
+def test_a_period_spanning_a_phase_change_goes_to_the_phase_it_mostly_spent():
+    # the drain ends 0.5 s before the period's line: that period was (mostly) the drain
+    log = backlog_log().replace("00:00:01.000", "00:00:04.500")
+    assert [s.phase for s in logparse.parse(log).samples][-1] == "drain"
+
+
+def test_a_second_run_in_the_same_log_starts_over():
+    log = backlog_log() + "\n" + line("00:01:00.000", "INFO Benchmark - --- WORKLOAD : x --- DRIVER : Kafka")
+    assert logparse.parse(log).samples == []
+
+
+def test_summary_excludes_warmup_and_totals_both_directions():
+    run = benchrun.Run("r", command=None, result={"aggregatedPublishLatency99pct": 40.0},
+                       series=logparse.parse(backlog_log()))
+    s = run.summary()
+    assert s["samples"] == 3
+    assert s["total_peak"] == pytest.approx(4027.5)
+    assert s["total_mean"] == pytest.approx((4027.5 + 31.2 + 6.2) / 3)
+    assert s["pub_p99_ms"] == 40.0
+
+
+def test_scale_env_names_and_rejects_unknown_keys():
+    env = benchrun.scale_env({"duration_s": 12, "rate": 0.01, "partitions": 8})
+    assert env == {"TR4947_OMB_SCALE": "duration_override_seconds=12,rate_scale=0.01,"
+                                       "partitions_per_topic_override=8"}
+    assert benchrun.scale_env(None) == {}
+    with pytest.raises(ValueError, match="unknown scale key"):
+        benchrun.scale_env({"duration": 12})
+
+
+def test_excerpt_keeps_milestones_and_ends_of_each_phase():
+    log = "\n".join([line("10:00:00.000", "INFO WorkloadGenerator - ----- Starting benchmark traffic (5m)------")]
+                    + [line(f"10:00:{i:02d}.000", P.format(r=f"{i}.0", mb="1.0", c="1.0", cmb="1.0", b="0.0"))
+                       for i in range(1, 9)]
+                    + [line("10:00:09.000", "INFO Benchmark - Writing test result into x.json")])
+    ex = benchrun.excerpt(log).splitlines()
+    assert ex[0].endswith("Starting benchmark traffic (5m)------")
+    assert "Pub rate 1.0 " in ex[1] and "Pub rate 2.0 " in ex[2]
+    assert ex[3] == "... (4 more periods)"
+    assert "Pub rate 8.0 " in ex[5] and ex[6].endswith("Writing test result into x.json")
+
+
+def test_throughput_chart_draws_the_tr_figure_dashed_on_a_log_axis(tmp_path):
+    from tr4947.results import charts
+    run = benchrun.Run("HA pair, sync driver", command=None, series=logparse.parse(backlog_log()))
+    spec = benchrun.throughput_chart([run], reference=[("TR-4947: ~1236 MBps", 1236.0)])
+    assert spec["y_scale"] == "log"
+    assert [s["name"] for s in spec["series"]] == [
+        "HA pair, sync driver (warmup)", "HA pair, sync driver (producer-only)",
+        "HA pair, sync driver (drain)", "HA pair, sync driver (mixed)"]
+    assert spec["reference"] == [{"name": "TR-4947: ~1236 MBps", "x": [0.0, 15.0],
+                                  "y": [1236.0, 1236.0]}]
+    svg = charts.draw(spec, "t", tmp_path / "c.svg").read_text()
+    assert "stroke-dasharray" in svg                       # the reference line is dashed
+    plain = charts.draw(benchrun.throughput_chart([run]), "t", tmp_path / "d.svg").read_text()
+    assert "stroke-dasharray" not in plain and "y_scale" not in benchrun.throughput_chart([run])
+    ph = benchrun.phase_chart(run)
+    assert [s["name"] for s in ph["series"]][:2] == ["producers (warmup)", "producers (producer-only)"]
