@@ -18,7 +18,9 @@ BUILD = REPO / "build"
 #: Kept outside the checkout so a crashed lab never leaves files in the work tree.
 LAB_STATE = Path(os.environ.get("TR4947_LAB_STATE", "/tmp/tr4947-lab"))
 
-SNIPPETS = REPO / "snippets"
+#: Every command and configuration file the guide shows. Overridable so a test can run a
+#: notebook against an altered copy and prove that nbval reports the drift.
+SNIPPETS = Path(os.environ.get("TR4947_SNIPPETS", REPO / "snippets"))
 INVENTORY = REPO / "playbook" / "inventory"
 DOCS = REPO / "docs" / "modules" / "ROOT"
 

@@ -1,41 +1,103 @@
 """nbval catches doc drift: a notebook whose stored output no longer matches a fresh run fails,
-and the failure shows what differs."""
+and the failure shows what differs. Three cases, each run as CI runs it (pytest --nbval with
+the repo's sanitizers, in a subprocess):
+
+* the sizing notebook's computation, unchanged: passes;
+* the same with one stored number altered: fails, and the report shows both numbers;
+* the AFF storage notebook run against a copy of snippets/ in which one ONTAP command was
+  changed: fails, and the report shows the command as it now runs.
+
+The sizing cases use the notebook's pure computation (measure_storage = False and the
+measurement cells left out), so they need no lab; the snippet case brings up the ONTAP
+stand-in only, like the notebook itself.
+"""
+from __future__ import annotations
+
+import os
 import shutil
 import subprocess
 import sys
 
 import nbformat
+import pytest
 
 from tr4947 import paths
 
 NOTEBOOKS = paths.REPO / "notebooks"
 
 
-def nbval(nb_path, cwd):
+def nbval(nb_path, cwd, env=None, timeout=300):
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
          "--nbval-sanitize-with", str(NOTEBOOKS / "sanitize.cfg"), str(nb_path)],
-        cwd=cwd, capture_output=True, text=True, timeout=300)
+        cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        env={**os.environ, **(env or {})})
+
+
+def sizing_computation() -> nbformat.NotebookNode:
+    """sizing.ipynb up to its calculator, with the storage measurement switched off."""
+    nb = nbformat.read(NOTEBOOKS / "sizing.ipynb", as_version=4)
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assert "measure_storage = True" in params.source
+    params.source = params.source.replace("measure_storage = True", "measure_storage = False")
+    # The set-up cell says whether it measures: not compared here, it does not.
+    setup = nb.cells[nb.cells.index(params) + 1]
+    setup.metadata.setdefault("tags", []).append("nbval-ignore-output")
+    cut = next(i for i, c in enumerate(nb.cells)
+               if c.cell_type == "markdown" and "The lab's storage" in c.source)
+    nb.cells = nb.cells[:cut]
+    return nb
 
 
 def test_unchanged_notebook_passes(tmp_path):
     nb = tmp_path / "sizing.ipynb"
-    shutil.copy(NOTEBOOKS / "sizing.ipynb", nb)
-    res = nbval(nb, tmp_path)
+    nbformat.write(sizing_computation(), nb)
+    res = nbval(nb, tmp_path, env={"TR4947_RESULTS_DIR": str(tmp_path / "results")})
     assert res.returncode == 0, res.stdout + res.stderr
+    assert " passed" in res.stdout and "failed" not in res.stdout
 
 
 def test_altered_stored_output_fails_with_a_readable_diff(tmp_path):
     nb_path = tmp_path / "sizing.ipynb"
-    nb = nbformat.read(NOTEBOOKS / "sizing.ipynb", as_version=4)
+    nb = sizing_computation()
     cell = next(c for c in nb.cells if c.cell_type == "code" and c.get("outputs")
                 and "computed GBps" in "".join(o.get("text", "") for o in c.outputs))
     out = next(o for o in cell.outputs if o.get("text"))
     assert "  2            5.1" in out["text"]
     out["text"] = out["text"].replace("  2            5.1", "  2            5.7")
     nbformat.write(nb, nb_path)
-    res = nbval(nb_path, tmp_path)
+    res = nbval(nb_path, tmp_path, env={"TR4947_RESULTS_DIR": str(tmp_path / "results")})
     assert res.returncode != 0
     report = res.stdout
     assert "Cell outputs differ" in report
     assert "5.7" in report and "5.1" in report        # both sides of the diff are shown
+    assert "1 failed" in report                       # only the altered cell
+
+
+@pytest.mark.lab
+def test_altered_snippet_command_fails_with_the_new_command_in_the_diff(tmp_path):
+    from tr4947.lab.lab import Lab, LabError, preflight
+    try:
+        preflight()
+    except LabError as exc:
+        pytest.skip(str(exc))
+    if Lab().procs():
+        pytest.skip("the default lab is running (this test runs a notebook on it)")
+    snippets = tmp_path / "snippets"
+    shutil.copytree(paths.SNIPPETS, snippets)
+    pnfs = snippets / "aff-a900" / "AFF-2-pnfs.ontap"
+    text = pnfs.read_text()
+    assert "-tcp-max-xfer-size 262144" in text
+    pnfs.write_text(text.replace("-tcp-max-xfer-size 262144", "-tcp-max-xfer-size 65536"))
+    nb = tmp_path / "aff-a900-storage.ipynb"
+    shutil.copy(NOTEBOOKS / "aff-a900-storage.ipynb", nb)
+    try:
+        res = nbval(nb, tmp_path, env={"TR4947_SNIPPETS": str(snippets),
+                                        "TR4947_RESULTS_DIR": str(tmp_path / "results")})
+    finally:
+        Lab(echo=lambda m: None).down()          # also when the notebook's clean-up never ran
+    assert res.returncode != 0, res.stdout
+    report = res.stdout
+    assert "Cell outputs differ" in report
+    # pytest's diff of the transcript: the command as it now runs against the one the page shows
+    assert "xfer-size 65536" in report and "xfer-size 262144" in report
