@@ -49,6 +49,30 @@ def merge_file(text: str, other: str, why: str = "") -> str:
     return set_properties(text, keys(other), why)
 
 
+#: What makes a broker this broker in its cluster: its id, its addresses, how it finds the
+#: controllers (KRaft) or ZooKeeper. A snippet shows the lab's; a real broker keeps its own.
+IDENTITY = ("process.roles", "node.id", "broker.id", "listeners", "advertised.listeners",
+            "controller.quorum.voters", "controller.quorum.bootstrap.servers",
+            "controller.listener.names", "listener.security.protocol.map", "inter.broker.listener.name",
+            "zookeeper.connect")
+
+
+def settings(snippet: str, keep: tuple[str, ...] = IDENTITY) -> dict[str, str]:
+    """The properties of a snippet that a broker takes over (all but the ``keep`` keys)."""
+    return {k: v for k, v in keys(snippet).items() if k not in keep}
+
+
+def onto(existing: str, snippet: str, keep: tuple[str, ...] = IDENTITY,
+         why: str = "added by TR-4947 runbook") -> str:
+    """A broker's ``server.properties`` with a snippet's settings applied, the way an operator
+    applies the TR's file to a running cluster: the ``keep`` keys (the broker's identity) stay
+    as the broker has them, every other setting of the snippet is set. A broker without a file
+    gets the snippet as it is."""
+    if not existing.strip():
+        return snippet
+    return set_properties(existing, settings(snippet, keep), why)
+
+
 def for_broker(base: str, node_id: int, address: str, port: int = 9092,
                log_dirs: str | None = None) -> str:
     """Broker 1's file turned into broker ``node_id``'s: its id, listeners and log dirs."""

@@ -46,3 +46,20 @@ def test_lab_maps_only_the_hosts_directories(tmp_path: Path):
     assert k["log.dirs"] == f"{tmp_path}/kafka_aggr3_vol1/broker1,{tmp_path}/kafka_aggr3_vol2/broker1"
     assert k["metadata.log.dir"] == f"{tmp_path}/var/lib/kafka/meta"
     assert k["listeners"] == "PLAINTEXT://127.0.4.1:9092"
+
+
+def test_onto_keeps_the_brokers_identity_and_sets_the_rest():
+    existing = ("# my broker\nbroker.id=7\nlisteners=PLAINTEXT://kafka-7.corp:9092\n"
+                "zookeeper.connect=zk.corp:2181\nnum.io.threads=8\n")
+    text = broker_config.onto(existing, BASE + "queued.max.requests=2000\n")
+    k = broker_config.keys(text)
+    assert k["broker.id"] == "7" and k["listeners"] == "PLAINTEXT://kafka-7.corp:9092"
+    assert "node.id" not in k and "advertised.listeners" not in k     # the snippet's identity
+    assert k["zookeeper.connect"] == "zk.corp:2181"
+    assert k["num.io.threads"] == "8"            # the snippet's last value (Java's rule)
+    assert k["log.dirs"] == "/kafka_aggr3_vol1/broker1,/kafka_aggr3_vol2/broker1"
+    assert k["queued.max.requests"] == "2000"
+    assert text.splitlines()[0] == "# my broker"
+    # applied twice, nothing changes; a broker without a file gets the snippet as it is
+    assert broker_config.onto(text, BASE + "queued.max.requests=2000\n") == text
+    assert broker_config.onto("", BASE) == BASE

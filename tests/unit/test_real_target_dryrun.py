@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tr4947 import inventory, targets
+from tr4947 import inventory, paths, targets
 from tr4947.targets import playbooks
 
 REAL = ("aff", "aws-cvo", "aws-fsx")
@@ -338,6 +338,15 @@ def test_plan_is_stored_masked(no_network, monkeypatch, capsys):
 HOST_FSTAB = ("UUID=0f3c6d4e-1111-4a2b-9c3d-5e6f7a8b9c0d /           xfs    defaults,noatime  1   1\n"
               "/dev/nvme1n1 /mnt/data-1 ext4 defaults,nofail 0 2\n"
               "/dev/nvme2n1 /mnt/data-2 ext4 defaults,nofail 0 2\n")
+# What a broker of the real cluster already has: its own identity (ZooKeeper-era, as in the
+# TR) and Kafka's default log dir.
+BROKER_PROPS = ("# broker-1 of the CVO cluster\n"
+                "broker.id=0\n"
+                "listeners=PLAINTEXT://ip-10-20-2-11.ec2.internal:9092\n"
+                "advertised.listeners=PLAINTEXT://ip-10-20-2-11.ec2.internal:9092\n"
+                "zookeeper.connect=ip-10-20-2-31.ec2.internal:2181\n"
+                "log.dirs=/tmp/kafka-logs\n"
+                "num.io.threads=8\n")
 FSX_MGMT = "10.20.1.5"          # what the fake AWS reports; never contacted
 FSX_NFS = "10.20.1.21"
 ONTAP_SECRET = "Cvo-confirmed-Secret-4947"
@@ -348,7 +357,9 @@ class FakeHosts:
         self.root = root
         self.shell_calls, self.ontap_calls, self.puts = [], [], []
         self.mounts: dict[str, list[tuple[str, str]]] = {}     # host -> (source, mount point)
-        self.files: dict[tuple[str, str], str] = {}
+        self.files: dict[tuple[str, str], str] = {
+            (b, "/opt/kafka/config/server.properties"): BROKER_PROPS
+            for b in ("broker-1", "broker-2", "broker-3")}
         self.polls: dict[str, int] = {}                        # describe calls since a create
         self.sleeps = []
 
@@ -444,8 +455,15 @@ class FakeHosts:
             return 0, "".join(f"{src} on {mp} type nfs4 (rw,relatime,vers=4.1,rsize=65536,"
                               f"wsize=65536,hard,proto=tcp,nconnect=16,sec=sys)\n"
                               for src, mp in self.mounts.get(host.name, []))
-        if command.startswith("cat /opt/kafka/config/server.properties"):
-            return 0, self.files[(host.name, "/opt/kafka/config/server.properties")]
+        if command.startswith("cat /"):
+            path = command.split()[1]
+            if (host.name, path) not in self.files:
+                return 1, "", f"cat: {path}: No such file or directory"
+            return 0, self.files[(host.name, path)]
+        if command.startswith("cp -p /"):
+            src, dst = command.split()[2:4]
+            self.files[(host.name, dst)] = self.files[(host.name, src)]
+            return 0, ""
         raise AssertionError(f"unexpected command on {host.name}: {command[:200]}")
 
     def df(self, host: str) -> str:
@@ -555,15 +573,36 @@ def test_cvo_confirmed_run_appends_fstab_with_inventory_lifs(no_network, tmp_pat
         assert ONTAP_SECRET not in text
 
 
-@pytest.mark.xfail(strict=True, reason="CVO-5 places the lab's server.properties (listeners on "
-                   "127.0.4.1) on a real broker unchanged; the CVO-5 snippets and cell are being "
-                   "reworked in another change")
-def test_cvo_confirmed_run_places_no_lab_address_on_a_broker(no_network, tmp_path, monkeypatch,
-                                                             capsys):
+def test_cvo_confirmed_run_keeps_the_brokers_identity(no_network, tmp_path, monkeypatch,
+                                                      capsys):
+    """CVO-5 on a real broker: the TR's settings go into the broker's own server.properties,
+    whose id, listeners and ZooKeeper stay; the lab broker's KRaft lines never arrive; the
+    file as it was is kept; a second run changes nothing."""
+    from tr4947 import broker_config
     monkeypatch.setenv("ONTAP_PASSWORD", ONTAP_SECRET)
     hosts = FakeHosts(tmp_path / "hosts")
     hosts.install(monkeypatch)
-    confirmed_run("aws-cvo-storage", 'target = "aws-cvo"\nconfirm = True\nbroker = "broker-1"\n',
-                  tmp_path, monkeypatch, capsys, 1)
-    placed = [(h, dest) for h, dest, content in hosts.puts if "127.0." in content]
-    assert placed == []
+    params = 'target = "aws-cvo"\nconfirm = True\nbroker = "broker-1"\n'
+    conf = ("broker-1", "/opt/kafka/config/server.properties")
+    recs, out, _, _ = confirmed_run("aws-cvo-storage", params, tmp_path, monkeypatch, capsys, 1)
+    placed = [(h, dest, content) for h, dest, content in hosts.puts]
+    assert [(h, dest) for h, dest, _ in placed] == [conf]
+    assert not any("127.0." in content for _, _, content in placed)
+    now = broker_config.keys(hosts.files[conf])
+    tr = broker_config.keys((paths.SNIPPETS / "aws-cvo/CVO-5-server-ha.properties").read_text())
+    mine = broker_config.keys(BROKER_PROPS)
+    for k in ("broker.id", "listeners", "advertised.listeners", "zookeeper.connect"):
+        assert now[k] == mine[k]
+    for k in ("process.roles", "node.id", "controller.quorum.voters"):
+        assert k not in now
+    assert now["log.dirs"] == tr["log.dirs"] and now["num.io.threads"] == tr["num.io.threads"] == "64"
+    assert hosts.files[(conf[0], conf[1] + ".tr4947.bak")] == BROKER_PROPS
+    assert hosts.files[conf].startswith("# broker-1 of the CVO cluster\n")     # edited in place
+    # CVO-5's check read the merged file back: every log dir is on one of the NFS mounts.
+    rows = next(r for r in recs["records"] if r["id"] == "CVO-5")["data"]["rows"]
+    assert [d for d, _ in rows] == tr["log.dirs"].split(",")
+    assert all(":/" in vol for _, vol in rows)
+
+    recs, out, _, _ = confirmed_run("aws-cvo-storage", params, tmp_path, monkeypatch, capsys, 2)
+    assert len(hosts.puts) == 1                       # nothing placed the second time
+    assert hosts.files[(conf[0], conf[1] + ".tr4947.bak")] == BROKER_PROPS

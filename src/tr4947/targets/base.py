@@ -308,6 +308,56 @@ class Target(ABC):
             results.append(r)
         return results if host in self.inventory.groups else results[0]
 
+    def apply_properties(self, path: str | Path, host: str, dest: str, *,
+                         keep: tuple[str, ...] | None = None, backup: str | None = None,
+                         timeout: float = DEFAULT_TIMEOUT, check: bool = False,
+                         needs: Result | Iterable[Result] | None = None) -> Result | ResultSet:
+        """Apply a ``.properties`` snippet to the file ``dest`` on a host or group, as an
+        operator applies the TR's broker configuration to a broker that already has one: the
+        broker's identity (``keep``, default broker_config.IDENTITY: ids, listeners,
+        controllers or ZooKeeper) stays its own, every other setting of the snippet is set,
+        and the file is copied to ``backup`` (default ``<dest>.tr4947.bak``) before it
+        changes. A host without the file gets the snippet as it is (the lab's brokers: the
+        snippet shows a lab broker). Always a state change: planned on a real target
+        without confirm."""
+        from .. import broker_config
+        keep = broker_config.IDENTITY if keep is None else keep
+        backup = backup or dest + ".tr4947.bak"
+        for p in (dest, backup):
+            if not re.fullmatch(r"/[\w./-]+", p):
+                raise ValueError(f"properties path {p!r}: give an absolute path of letters, "
+                                 "digits, '.', '_', '-' and '/'")
+        text = _snippet(path).read_text()
+        wanted = broker_config.settings(text, keep)
+        label = (f"# set in {dest} (the file is copied to {backup} first; the host's own "
+                 f"{', '.join(k for k in keep if k in broker_config.keys(text))} stay):\n"
+                 + "\n".join(f"{k}={v}" for k, v in wanted.items()))
+
+        def apply(h: Host) -> Result:
+            cur = self._shell(h, f"cat {dest}", timeout, {}, None)
+            existing = cur.stdout if cur.exit_code == 0 else ""
+            merged = broker_config.onto(existing, text, keep)
+            if existing and merged == existing:
+                cur.stdout, cur.command = f"{dest} already has these settings: nothing changed\n", label
+                return cur
+            if existing:
+                saved = self._shell(h, f"cp -p {dest} {backup}", timeout, {}, None)
+                if saved.exit_code != 0:
+                    return saved
+            r = self._put(h, dest, merged)
+            r.command = label
+            r.stdout = (f"{len(wanted)} setting(s) applied to {dest}; the file as it was: {backup}\n"
+                        if existing else r.stdout)
+            return r
+
+        results = ResultSet()
+        for h in self.hosts(host):
+            r = self._guarded(h, label, True, lambda h=h: apply(h), needs)
+            if check:
+                r.check()
+            results.append(r)
+        return results if host in self.inventory.groups else results[0]
+
     # --- dry-run guard ------------------------------------------------------------------
     def _guarded(self, host: Host, label: str, changes_state: bool, action,
                  needs: Result | Iterable[Result] | None = None) -> Result:
