@@ -53,8 +53,8 @@ def merge_file(text: str, other: str, why: str = "") -> str:
 #: controllers (KRaft) or ZooKeeper. A snippet shows the lab's; a real broker keeps its own.
 IDENTITY = ("process.roles", "node.id", "broker.id", "listeners", "advertised.listeners",
             "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-            "controller.listener.names", "listener.security.protocol.map", "inter.broker.listener.name",
-            "zookeeper.connect")
+            "controller.listener.names", "listener.security.protocol.map",
+            "inter.broker.listener.name", "zookeeper.connect")
 
 
 def settings(snippet: str, keep: tuple[str, ...] = IDENTITY) -> dict[str, str]:
