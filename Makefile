@@ -16,7 +16,7 @@ help:
 setup:
 	@bash scripts/setup.sh
 
-# The main job: build the guide (later steps add: lab up, notebooks executed, results embedded).
+# The main job: every notebook run on the lab (cached), results embedded, the guide built.
 site: setup
 	@bash scripts/site.sh
 
@@ -32,9 +32,13 @@ test: setup
 test-fast: setup
 	@$(PYTEST) -m "not lab and not browser"
 
+# Figures only, no assertions. The runbook's cold run (every notebook, ~25 min on 2 cores)
+# is left to `.venv/bin/python bench/runbook_bench.py`; here only its cached and warm runs.
 bench: setup
 	@$(PY) bench/site_build.py
 	@$(PY) bench/lab_bench.py
+	@$(PY) bench/omb_vs_perftest.py
+	@$(PY) bench/runbook_bench.py --skip-cold
 
 lab-up: setup
 	@.venv/bin/tr4947 lab up

@@ -45,26 +45,15 @@ def kafka():
 def test_produce_consume_counts_match_and_result_file_is_valid(kafka, tmp_path):
     samples = []
     res = run(workload(), DRIVER, kafka.bootstrap, output_dir=tmp_path,
-              duration_override_seconds=6, warmup_override_seconds=4, stats_period_seconds=2,
+              duration_override_seconds=6, warmup_override_seconds=10, stats_period_seconds=2,
               drain_at_end=True, producer_processes=1, consumer_processes=1,
               progress=lambda e: samples.append(e) if e["event"] == "sample" else None)
     totals = res.totals
     assert totals["totalMessagesSent"] > 1_000
     assert totals["totalMessagesReceived"] == totals["totalMessagesSent"]
     assert totals["totalMessageSendErrors"] == 0
-    # The pacer holds the target rate (2,000 msg/s) within 5% in the benchmark phase when
-    # the lab can sustain it; if the producers' schedule fell behind (a busy machine), they
-    # catch up afterwards, as OMB's rate limiter does, and the rate says nothing.
-    # Acknowledgements that take long move counts from one period into the next (OMB counts
-    # a message as sent in its callback), which shifts the mean as much as falling behind.
-    behind = max(x["behindSeconds"] for x in res.samples)
-    ack = max(x["publishLatency99"] for x in res.samples)
-    if behind > 0.25 or ack > 250:
-        pytest.skip(f"machine too busy to sustain 2,000 msg/s: producers {behind:.1f} s behind "
-                    f"schedule, publish latency p99 up to {ack:.0f} ms")
-    assert res.mean("publishRate") == pytest.approx(2000, rel=0.05)
-    # warm-up (4 s, long enough to absorb start-up catch-up) gives 2 samples, benchmark 3
-    assert len(res["publishRate"]) == 3 and len(samples) == 5
+    # warm-up (10 s: start-up catch-up and a cold broker's JIT) gives 5 samples, benchmark 3
+    assert len(res["publishRate"]) == 3 and len(samples) == 8
     f = res.path
     assert f.parent == tmp_path
     assert f.name.startswith("lab-test-Kafka-") and f.suffix == ".json"
@@ -75,8 +64,25 @@ def test_produce_consume_counts_match_and_result_file_is_valid(kafka, tmp_path):
     assert data["aggregatedEndToEndLatency50pct"] >= 0
     side = R.read_sidecar(f)
     assert side["labScale"]["durationOverrideSeconds"] == 6
-    assert side["labRun"]["totals"] == totals and len(side["samples"]) == 5
+    assert side["labRun"]["totals"] == totals and len(side["samples"]) == 8
     assert any(l.startswith("Pub rate ") for l in (x.split(" - ", 1)[-1] for x in res.log))
+
+    # The pacer holds the target rate (2,000 msg/s) within 5% in the benchmark phase when
+    # the lab can sustain it; if the producers' schedule fell behind (a busy machine), they
+    # catch up afterwards, as OMB's rate limiter does, and the rate says nothing.
+    # Acknowledgements that take long move counts from one period into the next (OMB counts
+    # a message as sent in its callback), which shifts the mean as much as falling behind.
+    # Only the benchmark phase counts: the warm-up is there to absorb a cold broker and JIT.
+    bench = [x for x in res.samples if x["recorded"]]
+    behind = max(x["behindSeconds"] for x in bench)
+    ack = max(x["publishLatency99"] for x in bench)
+    print(f"benchmark phase: {behind:.2f} s behind at most, publish p99 up to {ack:.0f} ms, "
+          f"mean publish rate {res.mean('publishRate'):.0f} msg/s")
+    if behind > 0.25 or ack > 250:
+        pytest.skip(f"rate not checked, machine too busy to sustain 2,000 msg/s: producers "
+                    f"{behind:.1f} s behind schedule, publish latency p99 up to {ack:.0f} ms "
+                    "(everything else was checked)")
+    assert res.mean("publishRate") == pytest.approx(2000, rel=0.05)
 
 
 def test_backlog_phases_in_omb_order(kafka, tmp_path):
