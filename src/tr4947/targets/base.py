@@ -38,6 +38,8 @@ from ..runbook import secrets
 
 DEFAULT_TIMEOUT = 600.0
 ONTAP_GROUP = "ontap"
+#: A host file a step edits is first copied to <file> + this (fstab, server.properties).
+BACKUP_SUFFIX = ".tr4947.bak"
 
 
 @dataclass
@@ -136,6 +138,15 @@ def replace_values(text: str, values: Mapping[str, str] | None) -> str:
     # One pass, so a replacement is never replaced again ({a: b, b: c} gives b and c).
     alt = "|".join(re.escape(k) for k in sorted(values, key=len, reverse=True))
     return re.sub(rf"(?<![\w.-])(?:{alt})(?![\w-]|\.\w)", lambda m: values[m.group(0)], text)
+
+
+def plain_path(path: str, what: str) -> str:
+    """``path`` if it is absolute and made of letters, digits, '.', '_', '-' and '/' only: it
+    goes into a shell command unquoted, and a lab host's path mapping must recognise it."""
+    if not re.fullmatch(r"/[\w./-]+", path):
+        raise ValueError(f"{what} path {path!r}: give an absolute path of letters, digits, "
+                         "'.', '_', '-' and '/'")
+    return path
 
 
 def with_env(script: str, env: Mapping[str, str]) -> str:
@@ -322,11 +333,8 @@ class Target(ABC):
         without confirm."""
         from .. import broker_config
         keep = broker_config.IDENTITY if keep is None else keep
-        backup = backup or dest + ".tr4947.bak"
-        for p in (dest, backup):
-            if not re.fullmatch(r"/[\w./-]+", p):
-                raise ValueError(f"properties path {p!r}: give an absolute path of letters, "
-                                 "digits, '.', '_', '-' and '/'")
+        dest = plain_path(dest, "properties")
+        backup = plain_path(backup or dest + BACKUP_SUFFIX, "backup")
         text = _snippet(path).read_text()
         wanted = broker_config.settings(text, keep)
         label = (f"# set in {dest} (the file is copied to {backup} first; the host's own "

@@ -21,8 +21,9 @@ import ipaddress
 import re
 from typing import Mapping
 
+from .base import BACKUP_SUFFIX, plain_path
+
 FSTAB = "/etc/fstab"
-BACKUP_SUFFIX = ".tr4947.bak"
 LINES_VAR = "FSTAB_LINES"
 
 ADD_SCRIPT = r"""# Add the lines in $FSTAB_LINES to {fstab}: a line already there is not added twice and
@@ -62,11 +63,8 @@ _ADDED = re.compile(r"^(\d+) line\(s\) added to ", re.M)
 
 
 def add_script(fstab: str = FSTAB, backup: str | None = None) -> str:
-    for p in (fstab, backup or fstab + BACKUP_SUFFIX):
-        if not re.fullmatch(r"/[\w./-]+", p):
-            raise ValueError(f"fstab path {p!r}: give an absolute path of letters, digits, "
-                             "'.', '_', '-' and '/'")
-    return ADD_SCRIPT.format(fstab=fstab, backup=backup or fstab + BACKUP_SUFFIX)
+    return ADD_SCRIPT.format(fstab=plain_path(fstab, "fstab"),
+                             backup=plain_path(backup or fstab + BACKUP_SUFFIX, "fstab"))
 
 
 def entries(text: str) -> list[str]:
