@@ -23,17 +23,13 @@ as it does under OMB.
 from __future__ import annotations
 
 import dataclasses
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .properties import parse_properties
-from .workload import ConfigError
+from .workload import ConfigError, load_mapping
 
-log = logging.getLogger("tr4947.omb")
 
 KAFKA_DRIVER_CLASS = "io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver"
 
@@ -75,23 +71,7 @@ class DriverConfig:
 
 
 def parse_driver(data: dict | str | Path, strict: bool = True, source: str = "") -> DriverConfig:
-    if isinstance(data, Path) or (isinstance(data, str) and "\n" not in data
-                                  and data.endswith((".yaml", ".yml"))):
-        source = source or str(data)
-        data = yaml.safe_load(Path(data).read_text())
-    elif isinstance(data, str):
-        data = yaml.safe_load(data)
-    where = f" in {source}" if source else ""
-    if not isinstance(data, dict):
-        raise ConfigError(f"driver{where} must be a YAML mapping")
-    unknown = sorted(k for k in data if k not in _FIELDS)
-    if unknown:
-        msg = (f"unknown driver field(s){where}: {', '.join(unknown)}. "
-               f"Known Kafka driver fields: {', '.join(_FIELDS)}")
-        if strict:
-            raise ConfigError(msg + " (OMB itself would silently ignore them; "
-                                    "use --lenient / strict=False to do the same)")
-        log.warning("%s; ignored, as OMB does", msg)
+    data, where = load_mapping(data, "driver", _FIELDS, "Kafka driver fields", strict, source)
     values: dict[str, Any] = {}
     for k, typ in _FIELDS.items():
         if k not in data or data[k] is None:

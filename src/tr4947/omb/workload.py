@@ -101,8 +101,11 @@ def _coerce(name: str, value: Any, typ: str) -> Any:
     return value
 
 
-def parse_workload(data: dict | str | Path, strict: bool = True, source: str = "") -> Workload:
-    """A Workload from a dict, YAML text or a file path."""
+def load_mapping(data: dict | str | Path, kind: str, known, known_as: str,
+                 strict: bool = True, source: str = "") -> tuple[dict, str]:
+    """An OMB YAML file (a dict, YAML text or a file path) as a mapping, and the " in <file>"
+    that error messages name. Fields OMB does not know are an error (``strict``) or, as OMB
+    itself treats them, ignored with a warning."""
     if isinstance(data, Path) or (isinstance(data, str) and "\n" not in data
                                   and data.endswith((".yaml", ".yml"))):
         source = source or str(data)
@@ -111,15 +114,21 @@ def parse_workload(data: dict | str | Path, strict: bool = True, source: str = "
         data = yaml.safe_load(data)
     where = f" in {source}" if source else ""
     if not isinstance(data, dict):
-        raise ConfigError(f"workload{where} must be a YAML mapping of OMB Workload fields")
-    unknown = sorted(k for k in data if k not in _TYPES)
+        raise ConfigError(f"{kind}{where} must be a YAML mapping of {known_as}")
+    unknown = sorted(k for k in data if k not in known)
     if unknown:
-        msg = (f"unknown workload field(s){where}: {', '.join(unknown)}. "
-               f"Known OMB Workload fields: {', '.join(_TYPES)}")
+        msg = (f"unknown {kind} field(s){where}: {', '.join(unknown)}. "
+               f"Known {known_as}: {', '.join(known)}")
         if strict:
             raise ConfigError(msg + " (OMB itself would silently ignore them; "
                                     "use --lenient / strict=False to do the same)")
         log.warning("%s; ignored, as OMB does", msg)
+    return data, where
+
+
+def parse_workload(data: dict | str | Path, strict: bool = True, source: str = "") -> Workload:
+    """A Workload from a dict, YAML text or a file path."""
+    data, where = load_mapping(data, "workload", _TYPES, "OMB Workload fields", strict, source)
     values = {k: _coerce(k, v, _TYPES[k]) for k, v in data.items() if k in _TYPES}
     w = Workload(**values)
     validate(w, where)
