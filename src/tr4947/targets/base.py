@@ -238,20 +238,15 @@ class Target(ABC):
         from; if any of them was only planned, so is this call.
         """
         cmd = command if isinstance(command, str) else shlex.join(str(c) for c in command)
-        is_group = host in self.inventory.groups
-        results = ResultSet()
-        for h in self.hosts(host):
+
+        def step(h: Host) -> Result:
             if self.is_ontap(h):
-                r = self._guarded(h, cmd, changes_state,
-                                  lambda h=h: self._ontap(h, [cmd], timeout), needs)
-            else:
-                r = self._guarded(h, cmd, changes_state,
-                                  lambda h=h: self._shell(h, cmd, timeout, dict(env or {}), input),
-                                  needs)
-            if check:
-                r.check()
-            results.append(r)
-        return results if is_group else results[0]
+                return self._guarded(h, cmd, changes_state,
+                                     lambda: self._ontap(h, [cmd], timeout), needs)
+            return self._guarded(h, cmd, changes_state,
+                                 lambda: self._shell(h, cmd, timeout, dict(env or {}), input),
+                                 needs)
+        return self._per_host(host, step, check)
 
     def run_snippet(self, path: str | Path, host: str, *, timeout: float = DEFAULT_TIMEOUT,
                     check: bool = False, changes_state: bool = False, dest: str | None = None,
@@ -263,29 +258,24 @@ class Target(ABC):
         ``replace``: values the snippet shows -> the ones to run with (see lab_values)."""
         p = _snippet(path)
         text = replace_values(render_vars(p.read_text(), variables), replace)
-        is_group = host in self.inventory.groups
-        results = ResultSet()
-        for h in self.hosts(host):
+
+        def step(h: Host) -> Result:
             if p.suffix == ".ontap":
                 lines = ontap_lines(text)
-                label = "\n".join(lines)
-                r = self._guarded(h, label, changes_state,
-                                  lambda h=h: self._ontap(h, lines, timeout), needs)
-            elif p.suffix == ".sh":
+                return self._guarded(h, "\n".join(lines), changes_state,
+                                     lambda: self._ontap(h, lines, timeout), needs)
+            if p.suffix == ".sh":
                 e = {**{k: str(v) for k, v in variables.items()}, **dict(env or {})}
                 label = with_env(text.strip(), e)
                 r = self._guarded(h, label, changes_state,
-                                  lambda h=h: self._shell(h, text, timeout, e, None), needs)
+                                  lambda: self._shell(h, text, timeout, e, None), needs)
                 r.command = label
-            else:
-                target_path = dest or f"/tmp/{p.name}"
-                label = f"cat > {target_path} <<'EOF'\n{text.rstrip()}\nEOF"
-                r = self._guarded(h, label, changes_state,
-                                  lambda h=h: self._put(h, target_path, text), needs)
-            if check:
-                r.check()
-            results.append(r)
-        return results if is_group else results[0]
+                return r
+            target_path = dest or f"/tmp/{p.name}"
+            label = f"cat > {target_path} <<'EOF'\n{text.rstrip()}\nEOF"
+            return self._guarded(h, label, changes_state,
+                                 lambda: self._put(h, target_path, text), needs)
+        return self._per_host(host, step, check)
 
     def add_fstab_lines(self, path: str | Path, host: str, *,
                         servers: Mapping[str, str] | str | None = None,
@@ -309,15 +299,13 @@ class Target(ABC):
         script = fs.add_script(fstab, backup)
         env = {fs.LINES_VAR: lines}
         label = f"export {fs.LINES_VAR}={shlex.quote(lines)}\n{script.strip()}"
-        results = ResultSet()
-        for h in self.hosts(host):
+
+        def step(h: Host) -> Result:
             r = self._guarded(h, label, True,
-                              lambda h=h: self._shell(h, script, timeout, dict(env), None), needs)
+                              lambda: self._shell(h, script, timeout, dict(env), None), needs)
             r.command = label
-            if check:
-                r.check()
-            results.append(r)
-        return results if host in self.inventory.groups else results[0]
+            return r
+        return self._per_host(host, step, check)
 
     def apply_properties(self, path: str | Path, host: str, dest: str, *,
                          keep: tuple[str, ...] | None = None, backup: str | None = None,
@@ -346,7 +334,8 @@ class Target(ABC):
             existing = cur.stdout if cur.exit_code == 0 else ""
             merged = broker_config.onto(existing, text, keep)
             if existing and merged == existing:
-                cur.stdout, cur.command = f"{dest} already has these settings: nothing changed\n", label
+                cur.stdout = f"{dest} already has these settings: nothing changed\n"
+                cur.command = label
                 return cur
             if existing:
                 saved = self._shell(h, f"cp -p {dest} {backup}", timeout, {}, None)
@@ -354,13 +343,20 @@ class Target(ABC):
                     return saved
             r = self._put(h, dest, merged)
             r.command = label
-            r.stdout = (f"{len(wanted)} setting(s) applied to {dest}; the file as it was: {backup}\n"
-                        if existing else r.stdout)
+            if existing:
+                r.stdout = (f"{len(wanted)} setting(s) applied to {dest}; "
+                            f"the file as it was: {backup}\n")
             return r
 
+        return self._per_host(
+            host, lambda h: self._guarded(h, label, True, lambda: apply(h), needs), check)
+
+    def _per_host(self, host: str, step, check: bool) -> Result | ResultSet:
+        """``step(h)`` on the host ``host`` names (a Result) or on every host of that group
+        (a ResultSet). ``check``: the first failed step raises TargetError."""
         results = ResultSet()
         for h in self.hosts(host):
-            r = self._guarded(h, label, True, lambda h=h: apply(h), needs)
+            r = step(h)
             if check:
                 r.check()
             results.append(r)
