@@ -82,7 +82,8 @@ class Param:
             for item in items:
                 rule = state.name_problem(self.name_kind, item)
                 if rule:
-                    raise CliError(f'Error: "{item}" is an invalid value for field '
+                    shown = item.encode("unicode_escape").decode("ascii")   # NUL, newline
+                    raise CliError(f'Error: "{shown}" is an invalid value for field '
                                    f'"-{self.name} {self.type_hint()}"\n       {rule}')
             return items if self.kind == "names" else raw
         if self.kind == "int":

@@ -348,6 +348,7 @@ class _Ctx:
         self.root = root
         self.privilege = "advanced"
         self.confirmations = False
+        self.jobs = False              # the REST request's own job is recorded by run_job
 
 
 def cli_message(exc: CliError) -> str:
