@@ -562,6 +562,8 @@ def run_job(root: Path, description: str, work: Callable[[], Any]) -> dict:
         job.update(state="success", message="success", code=0)
     except CliError as exc:
         job.update(state="failure", message=cli_message(exc), code=917927)
+    except state.UnsafePath as exc:              # refused before anything was touched
+        job.update(state="failure", message=str(exc), code=917927)
     job["end_time"] = _now()
     with state.transaction(root) as c:
         job["id"] = c.next_job_id
