@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import os
 import time
 import uuid as _uuid
 import zlib
