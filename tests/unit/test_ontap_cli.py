@@ -123,10 +123,19 @@ def test_fsx_flow_defaults_vserver_and_flexgroup(sh):
                  "-unix-permissions ---rwxr-xr-x -junction-active true -type RW "
                  "-snapshot-policy none  -junction-path /kafkafsxN1 -aggr-list aggr1")
     assert "Job succeeded" in out
+    vol = state.load(sh.root).volumes["svm_kafka:kafkafsxN1"]
+    # No -size: ONTAP's 20MB default per constituent, 4 constituents (the default multiplier)
+    assert vol.style == "flexgroup" and vol.aggr_list_multiplier == 4
+    assert vol.size == 4 * 20 * 1024 ** 2
+    grown = vol.size + 2 * 1024 ** 4
     assert ok(sh, "volume size -volume kafkafsxN1 -new-size +2TB") == \
-        'vol size: Volume "svm_kafka:kafkafsxN1" size set to 2.10t.'
+        f'vol size: Volume "svm_kafka:kafkafsxN1" size set to {units.format_size(grown, True)}.'
+    assert state.load(sh.root).volumes["svm_kafka:kafkafsxN1"].size == grown
     table = ok(sh, "volume show -vserver svm_kafka -volume *")
-    assert "kafkafsxN1   -            online     RW       2.10TB     1.99TB    0%" in table
+    row = next(l for l in table.splitlines() if "kafkafsxN1" in l).split()
+    row = row[row.index("kafkafsxN1") + 1:]
+    assert row[:5] == ["-", "online", "RW", units.format_size(grown),
+                       units.format_size(int(grown * 0.95))]
     # The TR then runs `volume mount` on a volume it already junctioned at create time
     assert "already mounted" in err(sh, "volume mount -volume kafkafsxN1 -junction-path /kafkafsxN1")
     ok(sh, "volume unmount -volume kafkafsxN1")

@@ -24,8 +24,9 @@ def api(tmp_path_factory):
     root = tmp_path_factory.mktemp("ontap-rest") / "state"
     bootstrap.bootstrap(
         root, "cluster1", ["cluster1-01", "cluster1-02"],
-        [{"name": "aggr1", "node": "cluster1-01", "size": "2TB"},
-         {"name": "aggr2", "node": "cluster1-02", "size": "2TB"}],
+        # 8TB each: FG's thick 10TB FlexGroup puts 5TB on each aggregate.
+        [{"name": "aggr1", "node": "cluster1-01", "size": "8TB"},
+         {"name": "aggr2", "node": "cluster1-02", "size": "8TB"}],
         ["svm_kafka"], [{"name": "lif_kafka_1", "address": "127.0.0.11", "node": "cluster1-01",
                          "vserver": "svm_kafka"}])
     rest.ensure_certificate(root, ADDR, "cluster1")

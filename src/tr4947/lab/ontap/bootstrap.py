@@ -51,11 +51,21 @@ def set_password(root: Path, user: str, password: str) -> None:
     os.replace(tmp, f)
 
 
+def _check_name(kind: str, name) -> None:
+    """Names given to the lab (inventory, FSx API) follow ONTAP's rules like any other."""
+    rule = state.name_problem(kind, name)
+    if rule:
+        raise ValueError(f"invalid {kind} name {name!r} for the lab ONTAP stand-in: {rule}")
+
+
 def add_data_vserver(c: state.Cluster, root: Path, spec: dict | str,
                      lifs: list[dict] | None = None) -> state.Vserver:
     """A data SVM with its 1GB root volume, NFS v3/v4.0/v4.1 on, pNFS off, and its LIFs."""
     spec = spec if isinstance(spec, dict) else {"name": spec}
     name = spec["name"]
+    _check_name("vserver", name)
+    if name in c.vservers:
+        raise ValueError(f'Vserver "{name}" already exists')
     first_aggr = next(iter(c.aggregates))
     v = state.Vserver(name, nfs_v3=spec.get("v3", True), nfs_v40=spec.get("v4.0", True),
                       nfs_v41=spec.get("v4.1", True), nfs_v41_pnfs=spec.get("v4.1-pnfs", False),
@@ -66,13 +76,14 @@ def add_data_vserver(c: state.Cluster, root: Path, spec: dict | str,
                       junction_path="/", uuid=str(uuid.uuid4()), is_vsroot=True,
                       unix_permissions="---rwxr-xr-x", snapshot_policy="default")
     c.volumes[rv.key] = rv
-    state.backing_dir(rv, root).mkdir(parents=True, exist_ok=True)
+    state.make_backing_dir(rv, root, 0o755)
     for lif in lifs or []:
         add_lif(c, {**lif, "vserver": name})
     return v
 
 
 def add_lif(c: state.Cluster, lif: dict) -> state.Lif:
+    _check_name("lif", lif["name"])
     role = lif.get("role", "data")
     c.lifs[lif["name"]] = state.Lif(
         lif["name"], lif["address"], lif.get("vserver", c.name),
@@ -110,8 +121,12 @@ def bootstrap(root: Path, cluster_name: str = "cluster1", nodes: list[str] | Non
             c.vservers[n] = state.Vserver(n, type="node", nfs_v3=False, nfs_access=False,
                                           export_policies=[])
         for ag in aggregates or [{"name": "aggr1", "node": nodes[0], "size": "2TB"}]:
+            _check_name("aggregate", ag["name"])
+            # object_store: name of an attached object store (a FabricPool aggregate, as FSx
+            # for ONTAP's are): its volumes default to, and may only have, guarantee "none".
             c.aggregates[ag["name"]] = state.Aggregate(ag["name"], ag.get("node", nodes[0]),
-                                                       _size(ag.get("size", "2TB")))
+                                                       _size(ag.get("size", "2TB")),
+                                                       object_store=ag.get("object_store", ""))
         for vs in vservers or ["svm_kafka"]:
             add_data_vserver(c, root, vs)
         for lif in lifs or []:

@@ -27,7 +27,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import units
+from . import state, units
 
 PRIVILEGES = ("admin", "advanced", "diagnostic")
 
@@ -44,13 +44,16 @@ class CliError(Exception):
 @dataclass
 class Param:
     name: str                                   # without the leading "-"
-    kind: str = "text"        # text|int|size|bool|enum|list|flag|query|fields|relsize
+    kind: str = "text"   # text|name|names|int|size|bool|enum|list|flag|query|fields|relsize
     required: bool = False
     privilege: str = "admin"
     choices: tuple[str, ...] = ()
     positional: bool = False
     help: str = ""
     placeholder: str = ""
+    # kind "name"/"names": which ONTAP naming rule the value (or each list item) must follow
+    # (state.name_problem: volume, vserver, aggregate, export-policy, snapshot-policy, lif)
+    name_kind: str = ""
 
     @property
     def takes_value(self) -> bool:
@@ -59,6 +62,9 @@ class Param:
     def type_hint(self) -> str:
         if self.placeholder:
             return self.placeholder
+        if self.kind in ("name", "names"):
+            hint = "<" + self.name_kind.replace("-", " ") + " name>"
+            return hint + ",..." if self.kind == "names" else hint
         return {"int": "<integer>", "size": "<size>", "relsize": "[+|-]<size>",
                 "bool": "{true|false}", "flag": "", "list": "<text>,...",
                 "fields": "<fieldname>,...", "query": "<text>"}.get(
@@ -69,6 +75,17 @@ class Param:
                        f'{self.type_hint()}"')
         if self.kind in ("text", "query"):
             return raw
+        if self.kind in ("name", "names"):
+            # A typed ONTAP field: a value breaking the naming rule is refused while parsing,
+            # with the rule as the reason (so nothing downstream ever sees it).
+            items = raw.split(",") if self.kind == "names" else [raw]
+            for item in items:
+                rule = state.name_problem(self.name_kind, item)
+                if rule:
+                    shown = item.encode("unicode_escape").decode("ascii")   # NUL, newline
+                    raise CliError(f'Error: "{shown}" is an invalid value for field '
+                                   f'"-{self.name} {self.type_hint()}"\n       {rule}')
+            return items if self.kind == "names" else raw
         if self.kind == "int":
             if not re.fullmatch(r"\d+", raw):
                 raise bad

@@ -8,7 +8,7 @@ the module docstring of cli.py and the project's errata notes for what was verif
 from __future__ import annotations
 
 import datetime as _dt
-import os
+import math
 import time
 import uuid as _uuid
 import zlib
@@ -205,31 +205,205 @@ def version_cmd(ctx, a):
 
 
 # --- volume ---------------------------------------------------------------------------------
+MiB, TiB = 1024 ** 2, 1024 ** 4
+# "The minimum size for a flexible volume is 20 MB" (ONTAP CLI reference, volume size,
+# https://docs.netapp.com/us-en/ontap-cli-9111//volume-size.html); POST /storage/volumes
+# documents "size - 20MB" as the default (ONTAP REST API reference, netapp-ontap's Volume).
+MIN_FLEXVOL = 20 * MiB
+# A FlexVol of ONTAP 9.12.1 is at most 100TB ("Nominal size ... exceeded ... 100TB limit",
+# EMS wafl.no.large.vvol.size.set, https://docs.netapp.com/us-en/ontap-ems/wafl-no-events.html;
+# larger volumes need -is-large-size-enabled, which the stand-in does not offer).
+MAX_FLEXVOL = 100 * TiB
+# FlexGroup constituents are FlexVols: "The minimum size is 160 MB multiplied by the number of
+# nodes" for 8 constituents per node (volume flexgroup deploy,
+# https://docs.netapp.com/us-en/ontap-cli-93/volume-flexgroup-deploy.html), i.e. 20MB each, and
+# at most the FlexVol maximum each. A FlexGroup created without -size gets that minimum per
+# constituent (modelled: the reference is silent on a FlexGroup's default size).
+# -aggr-list-multiplier defaults to 4, as constituents_per_aggregate does ("If a volume is
+# being created on multiple aggregates and the "constituents_per_aggregate" field is not
+# specified, the default value ... is 4", ONTAP REST API reference, netapp-ontap's Volume).
+DEFAULT_MULTIPLIER = 4
+# Snapshot policies every SVM has on a new cluster.
+SNAPSHOT_POLICIES = ("default", "default-1weekly", "none")
+
 VOLUME_CREATE = [
-    P("vserver", help="Vserver Name"), P("volume", required=True, help="Volume Name"),
-    P("aggregate", help="Aggregate Name"), P("aggr-list", "list", help="List of Aggregates for FlexGroup Constituents"),
+    P("vserver", "name", name_kind="vserver", help="Vserver Name"),
+    P("volume", "name", required=True, name_kind="volume", help="Volume Name"),
+    P("aggregate", "name", name_kind="aggregate", help="Aggregate Name"),
+    P("aggr-list", "names", name_kind="aggregate",
+      help="List of Aggregates for FlexGroup Constituents"),
     P("aggr-list-multiplier", "int", help="Aggregate Multiplier for FlexGroup Constituents"),
     P("size", "size", help="Volume Size"),
-    P("state", "enum", choices=("online", "restricted", "offline", "force-online", "force-offline", "mixed"),
-      help="Volume State"),
-    P("policy", help="Export Policy"), P("user", help="User ID"), P("group", help="Group ID"),
+    P("state", "enum", choices=("online", "restricted", "offline"), help="Volume State"),
+    P("policy", "name", name_kind="export-policy", help="Export Policy"),
+    P("user", help="User ID"), P("group", help="Group ID"),
     P("security-style", "enum", choices=("unix", "ntfs", "mixed"), help="Security Style"),
     P("unix-permissions", help="UNIX Permissions", placeholder="<unix perm>"),
     P("junction-path", help="Junction Path", placeholder="<junction path>"),
     P("junction-active", "bool", help="Junction Active"),
     P("type", "enum", choices=("RW", "DP", "LS"), help="Volume Type"),
-    P("snapshot-policy", help="Snapshot Policy"),
+    P("snapshot-policy", "name", name_kind="snapshot-policy", help="Snapshot Policy"),
     P("percent-snapshot-space", "int", help="Space Reserved for Snapshot Copies"),
     P("space-guarantee", "enum", choices=("none", "volume"), help="Space Guarantee Style"),
     P("foreground", "bool", help="Foreground Process"),
     P("comment", help="Comment"), P("language", help="Language"),
     P("tiering-policy", "enum", choices=("snapshot-only", "auto", "none", "all"), help="Tiering Policy"),
-    P("vsroot", "bool", help="Is Vserver Root Volume"),
+    P("vsroot", "bool", privilege="advanced", help="Is Vserver Root Volume"),
     P("encrypt", "bool", help="Enable or Disable Encryption"),
     P("efficiency-policy", help="Efficiency Policy Name"),
     P("qos-policy-group", help="QoS Policy Group Name"),
     P("is-preserve-unlink-enabled", "bool", privilege="advanced", help="Is Preserve Unlink Enabled"),
 ]
+
+
+def _round_4k(n: int) -> int:
+    # "the specified number is rounded up to the nearest 4 KB" (volume size reference)
+    return -(-n // 4096) * 4096
+
+
+def _constituents(vol: state.Volume) -> int:
+    return len(vol.aggregates) * vol.aggr_list_multiplier if vol.style == "flexgroup" else 1
+
+
+def _size_problem(vol: state.Volume, size: int) -> str | None:
+    n = _constituents(vol)
+    smallest, largest = MIN_FLEXVOL * n, MAX_FLEXVOL * n
+    what = f" for a FlexGroup volume of {n} constituents" if vol.style == "flexgroup" else ""
+    if size < smallest:
+        return f"Requested size is too small (minimum {units.format_size(smallest)}{what})."
+    if size > largest:
+        return (f"Requested size is too large (maximum {units.format_size(largest)}{what}).")
+    return None
+
+
+def _share(vol: state.Volume, aggr: str) -> float:
+    """The part of a volume an aggregate holds: a FlexGroup's constituents are spread
+    evenly over its -aggr-list (an aggregate listed twice holds twice the share)."""
+    return vol.aggregates.count(aggr) / len(vol.aggregates) if vol.aggregates else 0.0
+
+
+def _footprint(vol: state.Volume, aggr: str, root, used: int | None = None) -> int:
+    """Bytes a volume takes from an aggregate: its whole size while its space guarantee is
+    "volume" and it is online (guarantees are honoured only for online volumes), else the
+    bytes really written to it."""
+    share = _share(vol, aggr)
+    if not share:
+        return 0
+    if vol.space_guarantee == "volume" and vol.state == "online":
+        return int(vol.size * share)
+    return int((_used(vol, root) if used is None else used) * share)
+
+
+def _approx(n: float, up: bool) -> str:
+    """ONTAP's three significant digits in space messages ("347GB", "54.9GB"); rounded up
+    for space to free and down for the largest size that fits, so the advice holds."""
+    v, i = float(max(0, n)), 0
+    while v >= 1024 and i < len(units.UNITS) - 1:
+        v /= 1024
+        i += 1
+    digits = max(0, 3 - len(str(int(v))))
+    f = 10 ** digits
+    v = (math.ceil(v * f) if up else math.floor(v * f)) / f
+    text = f"{v:.{digits}f}".rstrip("0").rstrip(".") if digits else str(int(v))
+    return text + units.UNITS[i]
+
+
+def _check_space(c: state.Cluster, vol: state.Volume, root, creating: bool,
+                 attr: str = "size") -> None:
+    """Refuse a thick (space guarantee "volume"), online volume that its aggregates cannot
+    hold next to the others' guarantees and data. ``vol`` is the volume as it would be.
+
+    Wording from ONTAP's refusal of a thick volume create (an ONTAP 9 transcript on FSx for
+    ONTAP: 'Failed to create the volume on node "...". Reason: Request to create volume
+    "thickvol3" failed because there is not enough space in aggregate "aggr1". Either create
+    347GB of free space in the aggregate or select a size of at most 54.9GB for the new
+    volume.'); growing a volume uses the same reason in `volume modify`'s 'Unable to set
+    volume attribute' frame (modelled)."""
+    if vol.space_guarantee != "volume" or vol.state != "online":
+        return
+    for name in dict.fromkeys(vol.aggregates):
+        ag = c.aggregates[name]
+        share = _share(vol, name)
+        need = int(vol.size * share)
+        avail = ag.size - _aggr_used(c, ag, root, exclude=vol.key)
+        if need <= avail:
+            continue
+        fits = max(0, avail) / share
+        if creating:
+            raise _fail(f'Failed to create the volume on node "{ag.node}". Reason: Request to '
+                        f'create volume "{vol.name}" failed because there is not enough space '
+                        f'in aggregate "{name}". Either create {_approx(need - avail, True)} of '
+                        f"free space in the aggregate or select a size of at most "
+                        f"{_approx(fits, False)} for the new volume.")
+        raise _fail(f'Unable to set volume attribute "{attr}" for volume "{vol.name}" on '
+                    f'Vserver "{vol.vserver}". Reason: Request to provision volume "{vol.name}" '
+                    f'failed because there is not enough space in aggregate "{name}". Either '
+                    f"create {_approx(need - avail, True)} of free space in the aggregate or "
+                    f"select a size of at most {_approx(fits, False)} for the volume.")
+
+
+def _object_store_problem(c: state.Cluster, aggrs: list[str], guarantee: str) -> str | None:
+    # FabricPool: 'Aggregates with attached object stores cannot contain volumes with a
+    # guarantee other than "none".' (ONTAP 9 transcript on FSx for ONTAP, whose aggregates
+    # have an object store attached).
+    if guarantee != "none" and any(c.aggregates[a].object_store for a in aggrs):
+        return ('Aggregates with attached object stores cannot contain volumes with a '
+                'guarantee other than "none".')
+    return None
+
+
+def _default_guarantee(c: state.Cluster, aggrs: list[str]) -> str:
+    # ONTAP's default is "volume" (thick) except where an object store forbids it; on AFF
+    # systems it is "none" ("The -space-guarantee option defaults to none for AFF systems
+    # ... Otherwise, it defaults to volume.", Configure volume provisioning options,
+    # https://docs.netapp.com/us-en/ontap/san-admin/configure-volume-provisioning-options-task.html).
+    # The lab cluster is not modelled as an AFF system.
+    return "none" if any(c.aggregates[a].object_store for a in aggrs) else "volume"
+
+
+def _junction_problem(jp: str) -> str | None:
+    """ONTAP: a junction "Path must begin with '/' and must not end with '/'" (ONTAP REST API
+    reference, Volume.nas.path); empty, "." and ".." components and control characters are
+    refused too (modelled), and so is a path longer than 255 characters (FSx for ONTAP's
+    JunctionPath limit)."""
+    if not jp.startswith("/"):
+        return f'Invalid junction path "{jp}". Junction paths must begin with "/".'
+    if jp == "/":
+        return None
+    if jp.endswith("/"):
+        return f'Invalid junction path "{jp}". Junction paths must not end with "/".'
+    if len(jp) > 255 or any(p in ("", ".", "..") for p in jp[1:].split("/")) or \
+            any(ord(ch) < 32 or ord(ch) == 127 for ch in jp):
+        return (f'Invalid junction path "{_printable(jp)}". Each component must be a name: no '
+                'empty, "." or ".." components, no control characters, at most 255 characters.')
+    return None
+
+
+def _printable(text: str) -> str:
+    return text.encode("unicode_escape").decode("ascii")
+
+
+def _check_junction(c: state.Cluster, vs: state.Vserver, jp: str) -> None:
+    problem = _junction_problem(jp)
+    if problem:
+        raise _fail(problem)
+    for other in c.volumes.values():
+        if other.vserver == vs.name and other.junction_path == jp:
+            raise _fail(f'Junction path "{jp}" is already in use by volume "{other.name}" '
+                        f'in Vserver "{vs.name}".')
+
+
+def _check_snapshot_policy(vs: state.Vserver, pol: str) -> None:
+    if pol not in SNAPSHOT_POLICIES:
+        raise _fail(f'Snapshot policy "{pol}" does not exist in Vserver "{vs.name}". The '
+                    f"policies of a new cluster are: {', '.join(SNAPSHOT_POLICIES)}.")
+
+
+def _check_percent(p: int) -> None:
+    if p > 90:
+        # modelled: ONTAP keeps the snapshot reserve well below the whole volume
+        raise _fail(f'The value "{p}" for "-percent-snapshot-space" is out of range: use 0 '
+                    "to 90.")
 
 
 @command("volume create", VOLUME_CREATE, help="Create a new volume")
@@ -243,49 +417,66 @@ def volume_create(ctx, a):
             raise CliError("Error: Missing required parameter: -aggregate")
         if "aggr-list-multiplier" in a and "aggr-list" not in a:
             raise _fail('"-aggr-list-multiplier" requires "-aggr-list".')
+        flexgroup = "aggr-list" in a
+        if flexgroup and state.name_problem("volume", name, flexgroup=True):
+            raise CliError(f'Error: "{name}" is an invalid value for field "-volume <volume '
+                           f'name>"\n       '
+                           + state.name_problem("volume", name, flexgroup=True))
         aggrs = a.get("aggr-list") or [a["aggregate"]]
         for ag in aggrs:
             if ag not in c.aggregates:
                 raise _fail(f'Aggregate "{ag}" does not exist.')
         if f"{vs.name}:{name}" in c.volumes:
             raise _fail(f'Duplicate volume name "{name}".')
-        flexgroup = "aggr-list" in a
-        mult = a.get("aggr-list-multiplier", 4 if flexgroup else 1)
-        # FlexVol default 20MB (ONTAP's documented default); FlexGroup default taken as
-        # 100GB, consistent with the TR's FSx transcript (+2TB -> "2.10t").
-        size = a.get("size", 100 * units._FACTOR["G"] if flexgroup else 20 * units._FACTOR["M"])
-        if size < 20 * units._FACTOR["M"]:
-            raise _fail(f'Unable to set volume attribute "size" for volume "{name}" on '
-                        f'Vserver "{vs.name}". Reason: Requested size is too small '
-                        "(minimum 20MB).")
+        mult = a.get("aggr-list-multiplier", DEFAULT_MULTIPLIER if flexgroup else 1)
+        if flexgroup and not 1 <= mult <= 200:
+            # FSx for ONTAP's ConstituentsPerAggregate range, 1 to 200 (modelled for ONTAP)
+            raise _fail(f'The value "{mult}" for "-aggr-list-multiplier" is out of range: use '
+                        "1 to 200.")
+        guarantee = a.get("space-guarantee") or _default_guarantee(c, aggrs)
+        problem = _object_store_problem(c, aggrs, guarantee)
+        if problem:
+            raise _fail(problem)
+        if a.get("vsroot"):
+            raise _fail(f'Vserver "{vs.name}" already has a root volume '
+                        f'("{vs.root_volume}"); a Vserver has exactly one.')
+        if a.get("encrypt"):
+            raise _fail("Volume encryption requires the Onboard Key Manager or an external "
+                        "key manager, and none is configured.")
+        qos = a.get("qos-policy-group")
+        if qos is not None and qos != "none":
+            raise _fail(f'Policy group "{qos}" does not exist.')
         policy = a.get("policy", "default")
         if policy not in vs.export_policies:
             raise _fail(f'Export policy "{policy}" does not exist in Vserver "{vs.name}".')
+        snap = a.get("snapshot-policy", "default")
+        _check_snapshot_policy(vs, snap)
+        _check_percent(a.get("percent-snapshot-space", 5))
         jp = a.get("junction-path")
         if jp is not None:
-            if not jp.startswith("/"):
-                raise _fail(f'Invalid junction path "{jp}". Junction paths must begin with "/".')
-            for other in c.volumes.values():
-                if other.vserver == vs.name and other.junction_path == jp:
-                    raise _fail(f'Junction path "{jp}" is already in use by volume '
-                                f'"{other.name}" in Vserver "{vs.name}".')
+            _check_junction(c, vs, jp)
         perms = _check_perms(a.get("unix-permissions", "---rwxr-xr-x"))
         vol = state.Volume(
-            name=name, vserver=vs.name, aggregates=aggrs, size=size, junction_path=jp,
+            name=name, vserver=vs.name, aggregates=aggrs, size=0, junction_path=jp,
             is_preserve_unlink_enabled=a.get("is-preserve-unlink-enabled", False),
             state=a.get("state", "online"), style="flexgroup" if flexgroup else "flexvol",
             security_style=a.get("security-style", "unix"), export_policy=policy,
-            space_guarantee=a.get("space-guarantee", "volume"), uuid=str(_uuid.uuid4()),
+            space_guarantee=guarantee, uuid=str(_uuid.uuid4()),
             type=a.get("type", "RW"), unix_permissions=_perm_string(_mode(perms)),
-            snapshot_policy=a.get("snapshot-policy", "default"),
-            percent_snapshot_space=a.get("percent-snapshot-space", 5),
+            snapshot_policy=snap, percent_snapshot_space=a.get("percent-snapshot-space", 5),
             aggr_list_multiplier=mult, junction_active=a.get("junction-active", True),
-            comment=a.get("comment", ""), is_vsroot=a.get("vsroot", False))
-        d = state.backing_dir(vol, ctx.root)
-        d.mkdir(parents=True, exist_ok=True)
-        os.chmod(d, _mode(perms))
+            comment=a.get("comment", ""), is_vsroot=False)
+        # Without -size: ONTAP's documented 20MB default, per constituent for a FlexGroup.
+        vol.size = _round_4k(a["size"]) if "size" in a else MIN_FLEXVOL * _constituents(vol)
+        problem = _size_problem(vol, vol.size)
+        if problem:
+            raise _fail(f'Unable to set volume attribute "size" for volume "{name}" on '
+                        f'Vserver "{vs.name}". Reason: {problem}')
+        _check_space(c, vol, ctx.root, creating=True)
+        state.make_backing_dir(vol, ctx.root, _mode(perms))
         c.volumes[vol.key] = vol
-        return _job(c, f"Create {name}")
+        # A REST request runs as its own job (rest_resources.run_job): one job, one number.
+        return _job(c, f"Create {name}") if getattr(ctx, "jobs", True) else ""
 
 
 VOL_SELECT = [P("vserver", "query", positional=True, help="Vserver Name"),
@@ -302,65 +493,105 @@ def _targets(c, a) -> list[state.Volume]:
         if not any(match_query(v.name, vsq) for v in c.vservers.values()):
             raise CliError(f'Error: Vserver "{vsq}" does not exist.')
         raise CliError("Error: There are no entries matching your query.")
-    return vols
+    return sorted(vols, key=lambda v: (v.vserver, v.name))
 
 
-def _resize(vol: state.Volume, rel: tuple[int, str], root) -> None:
+def _resize(c: state.Cluster, vol: state.Volume, rel: tuple[int, str | None], root) -> None:
     n, sign = rel
     new = vol.size + n if sign == "+" else vol.size - n if sign == "-" else n
-    if new < 20 * units._FACTOR["M"]:
+    new = _round_4k(max(0, new))
+    problem = _size_problem(vol, new)
+    if problem:
         raise _fail(f'Unable to set volume attribute "size" for volume "{vol.name}" on Vserver '
-                    f'"{vol.vserver}". Reason: Requested size is too small (minimum 20MB).')
+                    f'"{vol.vserver}". Reason: {problem}')
     if new < _used(vol, root):
         raise _fail(f'Unable to set volume attribute "size" for volume "{vol.name}" on Vserver '
                     f'"{vol.vserver}". Reason: New size is smaller than the used space.')
+    old = vol.size
     vol.size = new
+    if new > old:
+        _check_space(c, vol, root, creating=False)
+
+
+def _vsroot_refusal(vol: state.Volume, new_state: str, many: bool) -> CliError:
+    # Modelled: ONTAP keeps a Vserver's root volume (its namespace "/") online; a query that
+    # also matches other volumes can exclude it with ONTAP's "!" query operator.
+    hint = f' To change the others, leave it out of the query: -volume !{vol.name}' if many else ""
+    return _fail(f'Unable to set volume attribute "state" for volume "{vol.name}" on Vserver '
+                 f'"{vol.vserver}". Reason: Volume "{vol.name}" is the root volume of Vserver '
+                 f'"{vol.vserver}" and cannot be made {new_state}: every other volume of the '
+                 f"Vserver is reached through it.{hint}")
 
 
 @command("volume modify", VOL_SELECT + [
     P("size", "relsize", help="Volume Size"),
     P("state", "enum", choices=("online", "restricted", "offline"), help="Volume State"),
-    P("policy", help="Export Policy"),
+    P("policy", "name", name_kind="export-policy", help="Export Policy"),
     P("unix-permissions", help="UNIX Permissions", placeholder="<unix perm>"),
     P("security-style", "enum", choices=("unix", "ntfs", "mixed"), help="Security Style"),
     P("space-guarantee", "enum", choices=("none", "volume"), help="Space Guarantee Style"),
-    P("snapshot-policy", help="Snapshot Policy"),
+    P("snapshot-policy", "name", name_kind="snapshot-policy", help="Snapshot Policy"),
     P("percent-snapshot-space", "int", help="Space Reserved for Snapshot Copies"),
     P("comment", help="Comment"),
     P("is-preserve-unlink-enabled", "bool", privilege="advanced", help="Is Preserve Unlink Enabled"),
 ], help="Modify volume attributes")
 def volume_modify(ctx, a):
+    """All or nothing (modelled): every matched volume is checked and changed in memory
+    first; the state is saved, and directory modes set, only if all of them succeed."""
     with state.transaction(ctx.root) as c:
         vols = _targets(c, a)
+        chmods: list[tuple[state.Volume, int]] = []
         for vol in vols:
             vs = c.vservers[vol.vserver]
-            if "size" in a:
-                _resize(vol, a["size"], ctx.root)
-            if "policy" in a:
-                if a["policy"] not in vs.export_policies:
-                    raise _fail(f'Export policy "{a["policy"]}" does not exist in Vserver '
-                                f'"{vs.name}".')
-                vol.export_policy = a["policy"]
+            if "state" in a and a["state"] != "online" and vol.is_vsroot:
+                raise _vsroot_refusal(vol, a["state"], len(vols) > 1)
+            if "policy" in a and a["policy"] not in vs.export_policies:
+                raise _fail(f'Export policy "{a["policy"]}" does not exist in Vserver '
+                            f'"{vs.name}".')
+            if "snapshot-policy" in a:
+                _check_snapshot_policy(vs, a["snapshot-policy"])
+            if "percent-snapshot-space" in a:
+                _check_percent(a["percent-snapshot-space"])
+            if "space-guarantee" in a:
+                problem = _object_store_problem(c, vol.aggregates, a["space-guarantee"])
+                if problem:
+                    raise _fail(problem)
             if "unix-permissions" in a:
                 m = _mode(_check_perms(a["unix-permissions"]))
                 vol.unix_permissions = _perm_string(m)
-                os.chmod(state.backing_dir(vol, ctx.root), m)
-            for k, attr in (("state", "state"), ("security-style", "security_style"),
-                            ("space-guarantee", "space_guarantee"), ("comment", "comment"),
+                chmods.append((vol, m))
+            if "policy" in a:
+                vol.export_policy = a["policy"]
+            for k, attr in (("security-style", "security_style"), ("comment", "comment"),
                             ("snapshot-policy", "snapshot_policy"),
                             ("percent-snapshot-space", "percent_snapshot_space"),
                             ("is-preserve-unlink-enabled", "is_preserve_unlink_enabled")):
                 if k in a:
                     setattr(vol, attr, a[k])
+            # Space: a bigger size, a guarantee switched on, or bringing a thick volume
+            # online all need the aggregate to hold the whole volume.
+            if "state" in a or "space-guarantee" in a:
+                vol.state = a.get("state", vol.state)
+                vol.space_guarantee = a.get("space-guarantee", vol.space_guarantee)
+                _check_space(c, vol, ctx.root, creating=False,
+                             attr="state" if "state" in a else "space-guarantee")
+            if "size" in a:
+                _resize(c, vol, a["size"], ctx.root)
+        for vol, m in chmods:
+            state.chmod_backing_dir(vol, ctx.root, m)
         if len(vols) == 1:
             return (f"Volume modify successful on volume {vols[0].name} of Vserver "
                     f"{vols[0].vserver}.")
         return f"{len(vols)} entries were modified."
 
 
-@command("volume size", [P("vserver", positional=True, help="Vserver Name"),
-                         P("volume", positional=True, required=True, help="Volume Name"),
-                         P("new-size", "relsize", positional=True, help="[+|-]<New Size>")],
+VOL_ONE = [P("vserver", "name", positional=True, name_kind="vserver", help="Vserver Name"),
+           P("volume", "name", positional=True, required=True, name_kind="volume",
+             help="Volume Name")]
+
+
+@command("volume size", VOL_ONE + [P("new-size", "relsize", positional=True,
+                                     help="[+|-]<New Size>")],
          help="Set/Display the size of the volume.")
 def volume_size(ctx, a):
     with state.transaction(ctx.root) as c:
@@ -368,12 +599,78 @@ def volume_size(ctx, a):
         vol = _volume(c, vs.name, a["volume"])
         if "new-size" not in a:
             return f'vol size: Volume "{vol.key}" has size {units.format_size(vol.size, True)}.'
-        _resize(vol, a["new-size"], ctx.root)
+        _resize(c, vol, a["new-size"], ctx.root)
         return f'vol size: Volume "{vol.key}" size set to {units.format_size(vol.size, True)}.'
 
 
-@command("volume mount", [P("vserver", help="Vserver Name"),
-                          P("volume", required=True, help="Volume Name"),
+def _set_state(ctx, a, new_state: str) -> str:
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a.get("vserver"))
+        vol = _volume(c, vs.name, a["volume"])
+        if vol.is_vsroot and new_state != "online":
+            raise _vsroot_refusal(vol, new_state, False)
+        vol.state = new_state
+        _check_space(c, vol, ctx.root, creating=False, attr="state")
+        return f'Volume "{vol.key}" is now {new_state}.'
+
+
+@command("volume offline", VOL_ONE, help="Take an existing volume offline")
+def volume_offline(ctx, a):
+    return _set_state(ctx, a, "offline")
+
+
+@command("volume online", VOL_ONE, help="Bring an existing volume online")
+def volume_online(ctx, a):
+    return _set_state(ctx, a, "online")
+
+
+def _lab_mounts_of(root, key: str) -> list[str]:
+    from .. import storage
+    try:
+        mounts = storage.list_mounts(root=root)
+    except (OSError, ValueError):
+        mounts = []
+    return [m.mountpoint for m in mounts if m.volume == key]
+
+
+def delete_volume(root, c: state.Cluster, vol: state.Volume) -> None:
+    """Remove a volume from the state and its own backing dir (nothing else). Refused for
+    a Vserver's root volume and while a lab client still has it mounted (its data would
+    vanish under a live mount)."""
+    if vol.is_vsroot:
+        raise _fail(f'Cannot delete Vserver root volume "{vol.name}".')
+    mounted = _lab_mounts_of(root, vol.key)
+    if mounted:
+        raise _fail(f'Volume "{vol.name}" in Vserver "{vol.vserver}" is mounted by lab clients '
+                    f"at {', '.join(mounted)}; unmount it first.")
+    state.backing_dir(vol, root)               # refuses before anything changes
+    c.volumes.pop(vol.key, None)
+    state.remove_backing_dir(vol, root)
+
+
+def _delete_confirm(args, ctx):
+    if not ctx.confirmations:
+        return None
+    return (f'Warning: Are you sure you want to delete volume "{args["volume"]}" in Vserver '
+            f'"{args.get("vserver") or "-"}" ? {{y|n}}: ')
+
+
+@command("volume delete", VOL_ONE, help="Delete an existing volume", confirm=_delete_confirm)
+def volume_delete(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a.get("vserver"))
+        vol = _volume(c, vs.name, a["volume"])
+        if vol.state != "offline" and not vol.is_vsroot:
+            # modelled on ONTAP, which deletes only offline volumes from the clustershell
+            raise _fail(f'Volume "{vol.name}" in Vserver "{vs.name}" must be offline to be '
+                        f'deleted: run "volume unmount" and "volume offline" first.')
+        delete_volume(ctx.root, c, vol)
+        return _job(c, f"Delete {vol.name}")
+
+
+@command("volume mount", [P("vserver", "name", name_kind="vserver", help="Vserver Name"),
+                          P("volume", "name", required=True, name_kind="volume",
+                            help="Volume Name"),
                           P("junction-path", required=True, help="Junction Path Of The Mounting Volume",
                             placeholder="<junction path>"),
                           P("active", "bool", help="Activate Junction Path"),
@@ -387,24 +684,24 @@ def volume_mount(ctx, a):
         if vol.junction_path:
             raise _fail(f'Volume "{vol.name}" in Vserver "{vs.name}" is already mounted at '
                         f'"{vol.junction_path}".')
-        if not jp.startswith("/"):
-            raise _fail(f'Invalid junction path "{jp}". Junction paths must begin with "/".')
-        for other in c.volumes.values():
-            if other.vserver == vs.name and other.junction_path == jp:
-                raise _fail(f'Junction path "{jp}" is already in use by volume "{other.name}" '
-                            f'in Vserver "{vs.name}".')
+        _check_junction(c, vs, jp)
         vol.junction_path = jp
         vol.junction_active = a.get("active", True)
         return ""
 
 
-@command("volume unmount", [P("vserver", help="Vserver Name"),
-                            P("volume", required=True, help="Volume Name")],
+@command("volume unmount", [P("vserver", "name", name_kind="vserver", help="Vserver Name"),
+                            P("volume", "name", required=True, name_kind="volume",
+                              help="Volume Name")],
          help="Unmount a volume")
 def volume_unmount(ctx, a):
     with state.transaction(ctx.root) as c:
         vs = _vserver(c, a.get("vserver"))
         vol = _volume(c, vs.name, a["volume"])
+        if vol.is_vsroot:
+            # modelled: the root volume is the Vserver's namespace "/"
+            raise _fail(f'Volume "{vol.name}" is the root volume of Vserver "{vs.name}" and '
+                        "cannot be unmounted.")
         if not vol.junction_path:
             raise _fail(f'Volume "{vol.name}" in Vserver "{vs.name}" is not mounted.')
         vol.junction_path = None
@@ -510,8 +807,7 @@ def volume_show(ctx, a):
 
 
 # --- volume efficiency ------------------------------------------------------------------------
-EFF_SELECT = [P("vserver", positional=True, help="Vserver Name"),
-              P("volume", required=True, positional=True, help="Volume Name")]
+EFF_SELECT = VOL_ONE
 
 
 def _eff_target(c, a) -> state.Volume:
@@ -616,14 +912,13 @@ def eff_show(ctx, a):
 
 
 # --- storage aggregate ------------------------------------------------------------------------
-def _aggr_used(c, ag: state.Aggregate, root) -> int:
-    """Bytes really stored in the aggregate's volumes. Space guarantees are not modelled
-    (the lab is thin: the TR creates 3500GB and 6 x 2.1TB volumes on small systems)."""
-    used = 0
-    for v in c.volumes.values():
-        if ag.name in v.aggregates:
-            used += _used(v, root) // len(v.aggregates)
-    return used
+def _aggr_used(c, ag: state.Aggregate, root, exclude: str | None = None) -> int:
+    """Bytes of the aggregate taken by its volumes (``exclude``: a volume key left out):
+    each online volume with a "volume" space guarantee reserves its whole size (its share
+    of it for a FlexGroup's constituents), every other volume takes the bytes written to it.
+    As in ONTAP, a reservation counts as used space of the aggregate."""
+    return sum(_footprint(v, ag.name, root) for v in c.volumes.values()
+               if v.key != exclude and ag.name in v.aggregates)
 
 
 @command("storage aggregate show", [P("aggregate", "query", positional=True, help="Aggregate"),
@@ -771,7 +1066,8 @@ def vserver_show(ctx, a):
 # The real `vserver modify` parameters (ONTAP 9.12). NFS settings such as -v4.1-pnfs and
 # -tcp-max-xfer-size belong to `vserver nfs modify`: the TR's AFF-2 line is rejected here
 # exactly as ONTAP rejects it.
-@command("vserver modify", [P("vserver", required=True, positional=True, help="Vserver"),
+@command("vserver modify", [P("vserver", "name", required=True, positional=True,
+                              name_kind="vserver", help="Vserver"),
                             P("comment", help="Comment"), P("language", help="Default Volume Language Code"),
                             P("snapshot-policy", help="Snapshot Policy"),
                             P("quota-policy", help="Quota Policy"),
@@ -833,7 +1129,8 @@ def nfs_show(ctx, a):
     return _show(vss, a, ctx, reg, ["vserver"], default)
 
 
-@command("vserver nfs modify", [P("vserver", required=True, positional=True, help="Vserver"),
+@command("vserver nfs modify", [P("vserver", "name", required=True, positional=True,
+                                   name_kind="vserver", help="Vserver"),
                                 P("access", "bool", help="General NFS Access"),
                                 P("v3", "enum", choices=("enabled", "disabled"), help="NFS v3"),
                                 P("v4.0", "enum", choices=("enabled", "disabled"), help="NFS v4.0"),
@@ -864,8 +1161,10 @@ def nfs_modify(ctx, a):
         return ""
 
 
-@command("vserver export-policy create", [P("vserver", required=True, positional=True, help="Vserver"),
-                                          P("policyname", required=True, positional=True, help="Policy Name")],
+@command("vserver export-policy create", [P("vserver", "name", required=True, positional=True,
+                                            name_kind="vserver", help="Vserver"),
+                                          P("policyname", "name", required=True, positional=True,
+                                            name_kind="export-policy", help="Policy Name")],
          help="Create a rule set")
 def exp_create(ctx, a):
     with state.transaction(ctx.root) as c:
@@ -937,32 +1236,45 @@ def lif_show(ctx, a):
 
 
 def _connections(ctx, c: state.Cluster) -> list[dict]:
-    """One row per TCP connection the lab's NFS clients hold, as the Linux client opens them:
-    all mounts of one client to the same server address and NFS version share one set of
-    connections, and the first such mount's nconnect=N decides how many (later mounts
-    join it; their nconnect is ignored). So six nconnect=16 mounts through two LIFs are
-    2 x 16 connections, not 6 x 16."""
+    """One row per TCP connection the lab's NFS clients hold, from the mounts recorded in
+    the lab's mount registry (``<root>/mounts.json``) that are mounted now.
+
+    The Linux client shares one transport per (client address, server address, NFS
+    version): every mount of that server and version uses the connections the first such
+    mount opened, nconnect=N of them, and later mounts' nconnect is ignored. So the rows are
+    the sum of nconnect over those groups, whatever the number of mounts.
+
+    Connection IDs and client ports come from the connections themselves: the ID is a
+    CRC-32 of (client, server address, version, first mount's time, connection index), the
+    port one of the Linux client's reserved source ports (665-1023), both made unique."""
     from .. import storage
-    rows = []
     lif_by_addr = {l.address: l for l in c.lifs.values() if l.role == "data"}
     try:
         mounts = storage.list_mounts(root=ctx.root)
-    except Exception:                                   # state without mounts yet
+    except (OSError, ValueError, TypeError):              # no or unreadable registry
         mounts = []
     first: dict[tuple[str, str, str], storage.Mount] = {}
-    for m in sorted(mounts, key=lambda m: m.time):
+    for m in sorted(mounts, key=lambda m: (m.time, m.mountpoint)):
         first.setdefault((m.client, m.address, m.vers), m)
-    for m in first.values():
-        lif = lif_by_addr.get(m.address)
+    rows, cids, ports = [], set(), {}
+    for (client, address, vers), m in first.items():
+        lif = lif_by_addr.get(address)
         if lif is None:
             continue
+        used = ports.setdefault(client, set())
         for k in range(max(1, m.nconnect)):
-            seed = f"{m.mountpoint}|{m.time}|{k}".encode()
-            cid = 2315762677 + zlib.crc32(seed) % 100000000
+            seed = f"{client}|{address}|{vers}|{m.time}|{k}".encode()
+            cid = zlib.crc32(seed) or 1
+            while cid in cids:
+                cid = cid % 0xFFFFFFFF + 1
+            cids.add(cid)
+            port = 665 + zlib.crc32(seed[::-1]) % (1024 - 665)
+            while port in used and len(used) < 1024 - 665:
+                port = 1023 if port == 665 else port - 1
+            used.add(port)
             rows.append({"node": lif.node or c.nodes[0], "cid": str(cid), "vserver": lif.vserver,
                          "lif-name": lif.name, "local-address": lif.address, "local-port": "2049",
-                         "remote-ip": m.client, "remote-host": m.client,
-                         "remote-port": str(600 + zlib.crc32(seed) % 424),
+                         "remote-ip": client, "remote-host": client, "remote-port": str(port),
                          "proto": "TCP", "service": "nfs"})
     rows.sort(key=lambda r: (r["node"], int(r["cid"])))
     return rows

@@ -263,6 +263,7 @@ def route(root: Path, method: str, parts: list[str], query: dict, body: dict) ->
             if method == "POST" and name == "storage/volumes":
                 _only(query, {"return_timeout", "return_records"})
                 flat = R.validate_body(body, R.VOLUME_FIELDS, "post", name)
+                R.check_volume_body(state.load(root), flat, "post")
                 made: list[state.Volume] = []
                 job = R.run_job(root, "POST /api/storage/volumes",
                                 lambda: made.append(R.create_volume(root, flat)))
@@ -294,6 +295,7 @@ def route(root: Path, method: str, parts: list[str], query: dict, body: dict) ->
                 raise R.not_found("uuid")
             if method == "PATCH":
                 flat = R.validate_body(body, R.VOLUME_FIELDS, "patch", name)
+                R.check_volume_body(c, flat, "patch")
                 job = R.run_job(root, f"PATCH /api/storage/volumes/{key}",
                                 lambda: R.modify_volume(root, vol, flat))
             else:

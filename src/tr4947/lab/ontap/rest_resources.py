@@ -28,8 +28,8 @@ from typing import Any, Callable
 from . import commands, state
 from .cli import CliError, match_query
 
-# Snapshot policies every SVM has on a new cluster.
-SNAPSHOT_POLICIES = ("default", "default-1weekly", "none")
+# Snapshot policies every SVM has on a new cluster (one list with the clustershell).
+SNAPSHOT_POLICIES = commands.SNAPSHOT_POLICIES
 # Query parameters that are not field filters.
 CONTROL = {"fields", "max_records", "return_records", "return_timeout", "order_by"}
 
@@ -348,6 +348,7 @@ class _Ctx:
         self.root = root
         self.privilege = "advanced"
         self.confirmations = False
+        self.jobs = False              # the REST request's own job is recorded by run_job
 
 
 def cli_message(exc: CliError) -> str:
@@ -371,11 +372,59 @@ def _aggr_names(c: state.Cluster, aggrs: list[dict]) -> list[str]:
     return out
 
 
+def _bad_name(field: str, value: Any, kind: str, flexgroup: bool = False) -> RestError | None:
+    rule = state.name_problem(kind, value, flexgroup=flexgroup)
+    if rule is None:
+        return None
+    shown = commands._printable(value) if isinstance(value, str) else value
+    return RestError(400, f'The value "{shown}" is invalid for field "{field}" '
+                          f'(<{kind.replace("-", " ")} name>). {rule}', "262196", field)
+
+
+def check_volume_body(c: state.Cluster, flat: dict[str, Any], op: str) -> None:
+    """What ONTAP refuses at once (HTTP 400, nothing started, no job): missing required
+    fields, names that break ONTAP's naming rules, malformed junction paths, and settings
+    the lab cluster cannot honour. Everything else is checked by the job."""
+    if op == "post":
+        if "name" not in flat:
+            raise RestError(400, 'Missing value for required field "name".', "2", "name")
+        if "svm.name" not in flat and "svm.uuid" not in flat:
+            raise RestError(400, 'Missing value for required field "svm.name" or "svm.uuid".',
+                            "2", "svm.name")
+        if not flat.get("aggregates"):
+            # "aggregates.name or aggregates.uuid - Existing aggregates in which to create the
+            # volume" is a required property of POST /storage/volumes (ONTAP REST reference).
+            raise RestError(400, 'Missing value for required field "aggregates.name" or '
+                                 '"aggregates.uuid".', "2", "aggregates")
+        flexgroup = flat.get("style") == "flexgroup" or len(flat["aggregates"]) > 1 or \
+            "constituents_per_aggregate" in flat
+        err = _bad_name("name", flat["name"], "volume", flexgroup)
+        if err:
+            raise err
+        if "svm.name" in flat and (err := _bad_name("svm.name", flat["svm.name"], "vserver")):
+            raise err
+        for ag in flat["aggregates"]:
+            if "name" in ag and (err := _bad_name("aggregates.name", ag["name"], "aggregate")):
+                raise err
+    for field, kind in (("nas.export_policy.name", "export-policy"),
+                        ("snapshot_policy.name", "snapshot-policy")):
+        if field in flat and (err := _bad_name(field, flat[field], kind)):
+            raise err
+    jp = flat.get("nas.path")
+    if jp:
+        problem = commands._junction_problem(jp)
+        if problem:
+            raise RestError(400, problem, "262196", "nas.path")
+    if flat.get("encryption.enabled"):
+        raise RestError(400, "Volume encryption requires the Onboard Key Manager or an "
+                             "external key manager, and none is configured.", "262196",
+                        "encryption.enabled")
+
+
 def create_volume(root: Path, flat: dict[str, Any]) -> state.Volume:
     """POST /api/storage/volumes through `volume create` (raises CliError like the CLI)."""
     c = state.load(root)
-    if "name" not in flat:
-        raise RestError(400, 'Missing value for required field "name".', "2", "name")
+    check_volume_body(c, flat, "post")
     svm = flat.get("svm.name")
     if svm is None and "svm.uuid" in flat:
         svm = next((v.name for v in c.vservers.values() if v.uuid == flat["svm.uuid"]), None)
@@ -391,10 +440,7 @@ def create_volume(root: Path, flat: dict[str, Any]) -> state.Volume:
         raise CliError('Error: command failed: A FlexVol volume can only be created on a single '
                        'aggregate; use "style": "flexgroup" for more than one.')
     a: dict[str, Any] = {"vserver": svm, "volume": flat["name"]}
-    if aggrs:
-        a["aggr-list" if flexgroup else "aggregate"] = aggrs if flexgroup else aggrs[0]
-    elif flexgroup:
-        raise CliError("Error: command failed: FlexGroup volumes need aggregates.")
+    a["aggr-list" if flexgroup else "aggregate"] = aggrs if flexgroup else aggrs[0]
     if "constituents_per_aggregate" in flat:
         a["aggr-list-multiplier"] = flat["constituents_per_aggregate"]
     _volume_args(c, svm, flat, a)
@@ -429,11 +475,9 @@ def _volume_args(c: state.Cluster, svm: str, flat: dict, a: dict) -> None:
 
 
 def _after_change(root: Path, key: str, flat: dict) -> None:
-    """Attributes the clustershell handlers do not take: efficiency and encryption."""
+    """Attributes the clustershell handlers do not take: efficiency (encryption was refused
+    by check_volume_body before anything changed)."""
     comp = flat.get("efficiency.compression")
-    if flat.get("encryption.enabled"):
-        raise CliError("Error: command failed: Volume encryption requires the Onboard Key "
-                       "Manager or an external key manager, and none is configured.")
     if comp is not None or "efficiency.policy.name" in flat:
         with state.transaction(root) as c:
             vol = c.volumes[key]
@@ -446,11 +490,15 @@ def _after_change(root: Path, key: str, flat: dict) -> None:
 
 
 def modify_volume(root: Path, vol: state.Volume, flat: dict[str, Any]) -> None:
-    """PATCH /api/storage/volumes/{uuid} through `volume modify`, `mount` and `unmount`."""
+    """PATCH /api/storage/volumes/{uuid} through `volume modify`, `mount` and `unmount`.
+    A new junction path is checked before anything changes, so a PATCH either applies
+    whole or not at all."""
     c = state.load(root)
     ctx = _Ctx(root)
     a: dict[str, Any] = {"vserver": vol.vserver, "volume": vol.name}
     path = flat.pop("nas.path", None)
+    if path and path != vol.junction_path:
+        commands._check_junction(c, c.vservers[vol.vserver], path)
     _volume_args(c, vol.vserver, flat, a)
     a.pop("junction-path", None)
     if "size" in a:
@@ -473,20 +521,14 @@ def modify_volume(root: Path, vol: state.Volume, flat: dict[str, Any]) -> None:
 
 def delete_volume(root: Path, vol: state.Volume) -> None:
     """DELETE /api/storage/volumes/{uuid}. Unlike the clustershell (unmount, offline, then
-    delete), REST deletes in one call. The lab refuses while a lab client still has the
-    volume mounted: its data would vanish under a live mount."""
-    import shutil
-
-    from .. import storage
-    mounted = [m.mountpoint for m in storage.list_mounts(root=root) if m.volume == vol.key]
-    if mounted:
-        raise CliError(f'Error: command failed: Volume "{vol.name}" in Vserver "{vol.vserver}" '
-                       f"is mounted by lab clients at {', '.join(mounted)}; unmount it first.")
-    if vol.is_vsroot:
-        raise CliError(f'Error: command failed: Cannot delete Vserver root volume "{vol.name}".')
+    delete), REST deletes in one call; the same refusals apply (a Vserver's root volume, a
+    volume lab clients still mount), and only the volume's own backing dir is removed."""
     with state.transaction(root) as c:
-        c.volumes.pop(vol.key, None)
-    shutil.rmtree(state.backing_dir(vol, root), ignore_errors=True)
+        current = c.volumes.get(vol.key)
+        if current is None or current.uuid != vol.uuid:
+            raise CliError(f'Error: command failed: Volume "{vol.name}" in Vserver '
+                           f'"{vol.vserver}" does not exist.')
+        commands.delete_volume(root, c, current)
 
 
 def modify_nfs(root: Path, svm: str, flat: dict[str, Any]) -> None:
@@ -520,6 +562,8 @@ def run_job(root: Path, description: str, work: Callable[[], Any]) -> dict:
         job.update(state="success", message="success", code=0)
     except CliError as exc:
         job.update(state="failure", message=cli_message(exc), code=917927)
+    except state.UnsafePath as exc:              # refused before anything was touched
+        job.update(state="failure", message=str(exc), code=917927)
     job["end_time"] = _now()
     with state.transaction(root) as c:
         job["id"] = c.next_job_id

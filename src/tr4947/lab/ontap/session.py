@@ -76,4 +76,7 @@ class Session:
             return Result(str(exc), True)
         except FileNotFoundError as exc:
             return Result(f"Error: command failed: {exc}", True)
+        except state.UnsafePath as exc:
+            # A path that would leave the lab state dir: refused, nothing was touched.
+            return Result(f"Error: command failed: {exc}", True)
         return Result(out, False)

@@ -9,6 +9,10 @@ directory under the lab state dir; its attributes decide mount semantics:
 
 Writers hold an exclusive ``flock`` for the whole read-modify-write, so the SSH server, the
 REST server and the CLI can share one state file safely.
+
+Object names follow ONTAP's naming rules (:func:`name_problem`) and every path the stand-in
+touches is derived from validated names and confined to ``<root>/volumes/`` after symlinks
+are resolved (:func:`backing_dir`): a name such as ``../../x`` never reaches the file system.
 """
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ import dataclasses
 import fcntl
 import json
 import os
+import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -100,6 +106,8 @@ class Aggregate:
     name: str
     node: str
     size: int                                  # bytes
+    # Name of an attached object store (FabricPool, as FSx for ONTAP's aggregates have), or "".
+    object_store: str = ""
 
 
 @dataclass
@@ -113,8 +121,9 @@ class Cluster:
     volumes: dict[str, Volume] = field(default_factory=dict)   # key "vserver:name"
     # statistics start/show samples: name -> {object, counters..., started}
     statistics: dict[str, dict] = field(default_factory=dict)
-    # clustershell jobs ("[Job N] Job succeeded"): the next id and a short history
-    next_job_id: int = 32
+    # clustershell jobs ("[Job N] Job succeeded"): the next id and a short history. A new
+    # lab cluster has run no job yet, so its first job is 1.
+    next_job_id: int = 1
     jobs: list[dict] = field(default_factory=list)
 
     def data_vservers(self) -> list[Vserver]:
@@ -135,9 +144,124 @@ class Cluster:
         raise LookupError(f"no volume of vserver {vserver} is mounted at junction {junction}")
 
 
+# --- names -------------------------------------------------------------------------------------
+# ONTAP's naming rules for the objects the stand-in creates or looks up by name.
+# * Volumes: "The name of volume must start with an alphabetic character (a to z or A to Z) or
+#   an underscore (_). The name must be 197 or fewer characters in length for FlexGroup
+#   volumes, and 203 or fewer characters in length for all other types of volumes" (ONTAP REST
+#   API reference, Volume.name, as published in NetApp's netapp-ontap library). The rest of
+#   the name is letters, digits and underscores (ONTAP's volume naming convention; the
+#   reference text is silent on it, so this part is modelled).
+# * Vservers: at most 47 characters, "all" is reserved, an FQDN such as data.example.com is
+#   recommended (ONTAP CLI reference, vserver create -vserver,
+#   https://docs.netapp.com/us-en/ontap-cli-98//vserver-create.html); the character set
+#   (letters, digits, ".", "-", "_", starting with a letter or "_") is modelled.
+# * Export policies: "The policy name can be up to 256 characters long" (Create an ONTAP NFS
+#   export policy, https://docs.netapp.com/us-en/ontap/nfs-config/create-export-policy-task.html);
+#   character set modelled as for vservers.
+# * Aggregates, snapshot policies, LIFs: character set modelled like volumes (LIFs and
+#   snapshot policies also allow "-" and "."), lengths modelled.
+_NAME_RULES: dict[str, tuple[str, int, str]] = {
+    # kind: (regex, max length, what the rule says)
+    "volume": (r"[A-Za-z_][A-Za-z0-9_]*", 203,
+               "Volume names must start with a letter or an underscore (_), contain only "
+               "letters, digits and underscores, and be at most 203 characters long (197 for "
+               "a FlexGroup volume)."),
+    "vserver": (r"[A-Za-z_][A-Za-z0-9_.-]*", 47,
+                "Vserver names must start with a letter or an underscore (_), contain only "
+                "letters, digits, \".\", \"-\" and \"_\", be at most 47 characters long, and "
+                "not be \"all\"."),
+    "aggregate": (r"[A-Za-z_][A-Za-z0-9_]*", 250,
+                  "Aggregate names must start with a letter or an underscore (_), contain only "
+                  "letters, digits and underscores, and be at most 250 characters long."),
+    "export-policy": (r"[A-Za-z_][A-Za-z0-9_.-]*", 256,
+                      "Export policy names must start with a letter or an underscore (_), "
+                      "contain only letters, digits, \".\", \"-\" and \"_\", and be at most 256 "
+                      "characters long."),
+    "snapshot-policy": (r"[A-Za-z_][A-Za-z0-9_.-]*", 256,
+                        "Snapshot policy names must start with a letter or an underscore (_), "
+                        "contain only letters, digits, \".\", \"-\" and \"_\", and be at most 256 "
+                        "characters long."),
+    "lif": (r"[A-Za-z_][A-Za-z0-9_.-]*", 252,
+            "LIF names must start with a letter or an underscore (_), contain only letters, "
+            "digits, \".\", \"-\" and \"_\", and be at most 252 characters long."),
+}
+FLEXGROUP_NAME_MAX = 197
+
+
+def name_problem(kind: str, name: object, flexgroup: bool = False) -> str | None:
+    """None if ``name`` is a valid ONTAP name of this kind, else the rule it breaks."""
+    pattern, longest, rule = _NAME_RULES[kind]
+    if kind == "volume" and flexgroup:
+        longest = FLEXGROUP_NAME_MAX
+    if not isinstance(name, str) or not name:
+        return rule
+    if len(name) > longest or not re.fullmatch(pattern, name, flags=re.ASCII):
+        return rule
+    if kind == "vserver" and name.lower() == "all":
+        return rule
+    return None
+
+
+class UnsafePath(ValueError):
+    """A path the stand-in was asked to touch would leave its state directory."""
+
+
+def volumes_dir(root: Path | None = None) -> Path:
+    """Where every volume's backing directory lives: ``<root>/volumes``."""
+    return Path(root or paths.LAB_STATE) / "volumes"
+
+
 def backing_dir(vol: Volume, root: Path | None = None) -> Path:
-    """The directory that holds a volume's data (what bindfs exposes at a mount)."""
-    return (root or paths.LAB_STATE) / "volumes" / vol.vserver / vol.name
+    """The directory that holds a volume's data (what bindfs exposes at a mount):
+    ``<root>/volumes/<vserver>/<volume>``.
+
+    Both names must be valid ONTAP names, and the path, resolved through any symlink, must
+    be exactly that directory under the resolved ``<root>/volumes``; anything else raises
+    UnsafePath before a caller can create, chmod or delete it."""
+    for kind, name in (("vserver", vol.vserver), ("volume", vol.name)):
+        if name_problem(kind, name):
+            raise UnsafePath(f"invalid {kind} name {name!r}: refusing to derive a path from it")
+    root = Path(root or paths.LAB_STATE)
+    base = volumes_dir(root)
+    d = base / vol.vserver / vol.name
+    real_root = root.resolve()
+    real_base = base.resolve()
+    if real_base != real_root / "volumes":
+        raise UnsafePath(f"{base} resolves to {real_base}, outside the lab state {real_root}")
+    if d.resolve() != real_base / vol.vserver / vol.name:
+        raise UnsafePath(f"{d} resolves to {d.resolve()}, not to the volume's own directory "
+                         f"under {real_base}")
+    return d
+
+
+def make_backing_dir(vol: Volume, root: Path | None, mode: int) -> Path:
+    """Create the volume's directory (a fresh one: an existing path is refused) with mode."""
+    d = backing_dir(vol, root)
+    if d.exists() or d.is_symlink():
+        raise UnsafePath(f"{d} already exists; a new volume gets a new, empty directory")
+    d.parent.mkdir(parents=True, exist_ok=True)
+    d.mkdir()
+    backing_dir(vol, root)                     # nothing swapped in meanwhile
+    os.chmod(d, mode)
+    return d
+
+
+def chmod_backing_dir(vol: Volume, root: Path | None, mode: int) -> None:
+    d = backing_dir(vol, root)
+    if d.is_symlink():
+        raise UnsafePath(f"{d} is a symlink")
+    os.chmod(d, mode)
+
+
+def remove_backing_dir(vol: Volume, root: Path | None) -> None:
+    """Delete the volume's own directory and nothing else (symlinks inside are removed,
+    never followed)."""
+    d = backing_dir(vol, root)
+    if d.is_symlink():
+        raise UnsafePath(f"{d} is a symlink")
+    if d.exists():
+        shutil.rmtree(d)
 
 
 def _state_file(root: Path | None) -> Path:

@@ -4,7 +4,7 @@ ONTAP sizes are binary (1KB = 1024 bytes, 1TB = 1024^4) and accept an optional u
 suffix of B, K(B), M(B), G(B), T(B), P(B), case-insensitive: ``100GB``, ``1TB``, ``500g``,
 ``2.5t``. ``volume size`` also takes a leading ``+``/``-`` for a relative change.
 Display keeps about four significant digits and drops a zero fraction, as ONTAP prints
-them: ``1GB``, ``972.5MB``, ``31.58MB``, ``2.10TB``, ``1023MB``.
+them: ``1GB``, ``512.5MB``, ``12.34MB``, ``1.50TB``, ``1023MB``.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def _number(value: float) -> str:
 
 
 def format_size(n: int | float | None, short: bool = False) -> str:
-    """Bytes -> ONTAP display (``'2.10TB'``; ``short`` -> ``'2.10t'`` as `vol size` prints)."""
+    """Bytes -> ONTAP display (``'1.50TB'``; ``short`` -> ``'1.50t'`` as `vol size` prints)."""
     if n is None:
         return "-"
     n = float(n)
