@@ -45,7 +45,8 @@ _FIELDS = {
     "driverClass": Field("str"),
     # Config.replicationFactor is a Java short, as is CreateTopics' replication_factor (INT16).
     "replicationFactor": Field("int", 1, 32767, "between 1 and 32767",
-                               "every partition needs at least one replica"),
+                               "replicas per partition, at least the leader; a 16-bit number in "
+                               "OMB's driver Config and Kafka's CreateTopics"),
     "reset": Field("bool"),
     "topicConfig": Field("str"),
     "commonConfig": Field("str"),

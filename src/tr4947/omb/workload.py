@@ -68,7 +68,7 @@ def show(v: Any) -> str:
     if isinstance(v, (list, tuple)):
         return "a list"
     s = repr(v)
-    return s if len(s) <= 60 else s[:57] + "..."
+    return s if len(s) <= 100 else s[:97] + "..."
 
 
 # --- loading: YAML with line numbers ----------------------------------------------------
@@ -322,9 +322,10 @@ def check_range(p: Problems, name: str, v: Any, f: Field, given: bool, default: 
     if f.lo is None and f.hi is None or v is None:
         return
     if f.hi is not None and v > f.hi:
-        limit = {INT32_MAX: "the largest Java int, OMB's type for this field",
-                 INT64_MAX // GiB: "more would overflow OMB's Java long byte count"}.get(f.hi, f.why)
-        p.add(name, f"{name}: {show(v)} is not allowed (must be <= {f.hi}; {limit})")
+        java = {INT32_MAX: "the largest Java int, OMB's type for this field",
+                INT64_MAX // GiB: "more would overflow OMB's Java long byte count"}.get(f.hi)
+        p.add(name, f"{name}: {show(v)} is not allowed (must be <= {f.hi}; {java})" if java else
+              f"{name}: {show(v)} is not allowed (must be {f.allowed}; {f.why})")
         return
     if f.lo is None or v >= f.lo:
         return
