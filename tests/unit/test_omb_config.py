@@ -184,3 +184,54 @@ def test_message_size_override_cannot_resize_a_payload_file():
     w = parse_workload(FIX / "tr-cpu-1-topic-100-partitions-1kb.yaml")
     with pytest.raises(ConfigError, match="cannot resize a payloadFile"):
         LabScale.from_kwargs(message_size_override=512).apply(w)
+
+
+REPO = Path(__file__).resolve().parents[2]
+OMB_FILES = sorted(REPO.glob("snippets/**/*.yaml")) + sorted(FIX.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", OMB_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_snippet_and_fixture_loads_exactly_as_written(path):
+    """The loaders' checks refuse none of the project's OMB files and change no value."""
+    import dataclasses
+
+    import yaml
+    from tr4947.omb.driver import DriverConfig, admin_config
+    from tr4947.omb.workload import Workload
+    raw = yaml.safe_load(path.read_text())
+    if "driverClass" in raw:
+        d = parse_driver(path)
+        assert d.to_dict() == {**DriverConfig().to_dict(), "reset": False, **raw}
+        producer_config(d, "b:1"), consumer_config(d, "b:1"), admin_config(d, "b:1")
+    else:
+        w = parse_workload(path)
+        defaults = {f.name: f.default for f in dataclasses.fields(Workload)}
+        assert w.to_dict() == {**defaults, **raw}
+
+
+def test_the_project_has_omb_files_to_check():
+    names = {p.name for p in OMB_FILES}
+    assert len(OMB_FILES) >= 14 and {"CVO-6-workload.yaml", "kafka-sync.yaml"} <= names
+
+
+def test_lenient_mode_warns_where_strict_refuses(caplog):
+    text = ("topics: 1\npartitionsPerTopic: 1\nmessageSize: 10\nproducersPerTopic: 1\n"
+            "testDurationMinutes: 1\nkeyDistributor: KEY_ROUND_ROBN\ntopics: 2\n")
+    with pytest.raises(ConfigError, match=r"workload YAML, line 7: topics is given 2 times"):
+        parse_workload(text)
+    w = parse_workload(text, strict=False)
+    # As OMB: YAML keeps the last value, an unknown enum constant reads as NO_KEY.
+    assert w.topics == 2 and w.keyDistributor == "NO_KEY"
+    assert "line 7: topics is given 2 times" in caplog.text and "KEY_ROUND_ROBN" in caplog.text
+
+
+def test_property_lines_follow_the_yaml_block_style():
+    """Literal blocks (|) give each property its own file line; a folded block cannot, so the
+    error names the block's line."""
+    base = ("name: K\ndriverClass: io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver\n"
+            "replicationFactor: 1\ntopicConfig: ''\ncommonConfig: 'bootstrap.servers=h:1'\n"
+            "consumerConfig: ''\n")
+    with pytest.raises(ConfigError, match=r"driver YAML, line 9: producerConfig: buffer.memory=x"):
+        parse_driver(base + "producerConfig: |\n  acks=all\n  buffer.memory=x\n")
+    with pytest.raises(ConfigError, match=r"driver YAML, line 7: producerConfig: buffer.memory=x"):
+        parse_driver(base + "producerConfig: >\n  acks=all\n\n  buffer.memory=x\n")
