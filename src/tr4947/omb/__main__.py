@@ -35,7 +35,11 @@ EPILOG = textwrap.dedent("""\
     differences from OMB: unknown YAML fields are an error (OMB silently ignores them; use
     --lenient for OMB's behaviour); there are no remote workers (-w/--workers is accepted and
     ignored); Java client properties are translated to librdkafka explicitly and unmappable ones
-    are rejected by name.""")
+    are rejected by name; values OMB would crash, hang or measure nothing with (e.g.
+    testDurationMinutes 0, which OMB runs forever) are refused.
+
+    exit status: 0 all runs done, 1 a run failed, 2 a usage or input error (one line on stderr
+    naming the file, line and field; every workload and driver is checked before any run).""")
 
 
 def _list(values: list[str] | None) -> list[str]:

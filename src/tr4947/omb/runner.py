@@ -14,6 +14,7 @@ records the workload file's own values and the overrides.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import math
 import multiprocessing as mp
@@ -22,7 +23,6 @@ import random
 import string
 import sys
 import time
-import dataclasses
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
