@@ -9,6 +9,18 @@ from tr4947.omb.properties import parse_properties
 from tr4947.omb.workload import ConfigError, parse_workload, workload_file_name
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "omb"
+#: The smallest workload the loader accepts (every field OMB's default would break is given).
+W0 = {"topics": 1, "partitionsPerTopic": 1, "messageSize": 10, "producersPerTopic": 1,
+      "testDurationMinutes": 1}
+
+
+def driver(**kw) -> dict:
+    """A complete driver mapping (all fields OMB's Kafka driver needs), changed by ``kw``."""
+    d = {"name": "K", "driverClass": "io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver",
+         "replicationFactor": 1, "topicConfig": "", "commonConfig": "bootstrap.servers=h:1\n",
+         "producerConfig": "", "consumerConfig": ""}
+    d.update(kw)
+    return d
 
 
 def test_tr_cpu_workload_reads_as_written():
@@ -39,13 +51,11 @@ def test_workload_file_name_is_omb_result_prefix():
 
 def test_unknown_workload_field_is_named():
     with pytest.raises(ConfigError, match=r"producerRat\b.*OMB itself would silently ignore"):
-        parse_workload({"topics": 1, "partitionsPerTopic": 1, "messageSize": 10,
-                        "producerRat": 1000})
+        parse_workload({**W0, "producerRat": 1000})
 
 
 def test_lenient_ignores_unknown_fields_like_omb(caplog):
-    w = parse_workload({"topics": 1, "partitionsPerTopic": 1, "messageSize": 10,
-                        "producerRat": 1000}, strict=False)
+    w = parse_workload({**W0, "producerRat": 1000}, strict=False)
     assert w.producerRate == 0
     assert "producerRat" in caplog.text
 
@@ -57,12 +67,12 @@ def test_lenient_ignores_unknown_fields_like_omb(caplog):
 ])
 def test_wrong_types_are_rejected(field, value, msg):
     with pytest.raises(ConfigError, match=msg):
-        parse_workload({"topics": 1, "partitionsPerTopic": 1, "messageSize": 10, field: value})
+        parse_workload({**W0, field: value})
 
 
 def test_backlog_without_rate_is_rejected_as_in_omb():
     with pytest.raises(ConfigError, match="Cannot probe producer sustainable rate"):
-        parse_workload({"topics": 1, "partitionsPerTopic": 1, "messageSize": 10,
+        parse_workload({**W0, "subscriptionsPerTopic": 1, "consumerPerSubscription": 1,
                         "consumerBacklogSizeGB": 1, "producerRate": 0})
 
 
@@ -103,11 +113,10 @@ def test_producer_properties_are_translated_for_librdkafka():
 
 
 def test_renamed_and_converted_properties():
-    d = parse_driver({"name": "K", "commonConfig": "bootstrap.servers=h:1\n",
-                      "producerConfig": "buffer.memory=67108864\ndelivery.timeout.ms=5000\n"
-                                        "max.request.size=2097152\n",
-                      "consumerConfig": "fetch.max.wait.ms=100\npartition.assignment.strategy="
-                                        "org.apache.kafka.clients.consumer.RoundRobinAssignor\n"})
+    d = parse_driver(driver(producerConfig="buffer.memory=67108864\ndelivery.timeout.ms=5000\n"
+                                           "max.request.size=2097152\n",
+                            consumerConfig="fetch.max.wait.ms=100\npartition.assignment.strategy="
+                                           "org.apache.kafka.clients.consumer.RoundRobinAssignor\n"))
     p, c = producer_config(d), consumer_config(d)
     assert p.config["queue.buffering.max.kbytes"] == "65536"
     assert p.config["message.timeout.ms"] == "5000"
@@ -117,32 +126,32 @@ def test_renamed_and_converted_properties():
 
 
 def test_unmappable_property_is_rejected_by_name():
-    d = parse_driver({"name": "K", "commonConfig": "bootstrap.servers=h:1\n",
-                      "producerConfig": "partitioner.class=com.example.MyPartitioner\n"})
+    d = parse_driver(driver(producerConfig="partitioner.class=com.example.MyPartitioner\n"))
     with pytest.raises(ConfigError, match="partitioner.class"):
         producer_config(d)
 
 
 def test_producer_setting_in_common_config_is_ignored_by_consumer():
-    d = parse_driver({"name": "K", "commonConfig": "bootstrap.servers=h:1\nacks=all\n"})
+    d = parse_driver(driver(commonConfig="bootstrap.servers=h:1\nacks=all\n"))
     c = consumer_config(d)
     assert "acks" not in c.config and any("acks" in n for n in c.notes)
 
 
 def test_unknown_driver_field_and_wrong_driver_class():
     with pytest.raises(ConfigError, match="replicationFactr"):
-        parse_driver({"name": "K", "replicationFactr": 3})
+        parse_driver(driver(replicationFactr=3))
     with pytest.raises(ConfigError, match="only OMB's Kafka driver"):
-        parse_driver({"name": "P", "driverClass": "io.openmessaging.benchmark.driver.pulsar.PulsarBenchmarkDriver"})
+        parse_driver(driver(driverClass="io.openmessaging.benchmark.driver.pulsar.PulsarBenchmarkDriver"))
 
 
 def test_properties_given_as_yaml_mapping_get_a_hint():
-    with pytest.raises(ConfigError, match="multi-line\\) string of Java properties"):
-        parse_driver({"name": "K", "producerConfig": {"acks": "all"}})
+    with pytest.raises(ConfigError, match=r"producerConfig: a mapping is not allowed \(must be "
+                                          r"Java properties text, e.g. 'producerConfig: \|'"):
+        parse_driver(driver(producerConfig={"acks": "all"}))
 
 
 def test_missing_bootstrap_is_explained():
-    d = parse_driver({"name": "K"})
+    d = parse_driver(driver(commonConfig=""))
     with pytest.raises(ConfigError, match="bootstrap.servers"):
         producer_config(d)
 
@@ -165,7 +174,8 @@ def test_lab_scale_from_environment_text_and_sizes():
         LabScale.parse("duration=20")
     with pytest.raises(ConfigError, match="not a number"):
         LabScale.parse("rate_scale=fast")
-    with pytest.raises(ConfigError, match="partitionsPerTopicOverride must be > 0"):
+    with pytest.raises(ConfigError, match=r"partitions_per_topic_override: 0 is not allowed "
+                                          r"\(must be >= 1"):
         LabScale.from_kwargs(partitions_per_topic_override=0)
 
 
@@ -174,3 +184,54 @@ def test_message_size_override_cannot_resize_a_payload_file():
     w = parse_workload(FIX / "tr-cpu-1-topic-100-partitions-1kb.yaml")
     with pytest.raises(ConfigError, match="cannot resize a payloadFile"):
         LabScale.from_kwargs(message_size_override=512).apply(w)
+
+
+REPO = Path(__file__).resolve().parents[2]
+OMB_FILES = sorted(REPO.glob("snippets/**/*.yaml")) + sorted(FIX.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", OMB_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_snippet_and_fixture_loads_exactly_as_written(path):
+    """The loaders' checks refuse none of the project's OMB files and change no value."""
+    import dataclasses
+
+    import yaml
+    from tr4947.omb.driver import DriverConfig, admin_config
+    from tr4947.omb.workload import Workload
+    raw = yaml.safe_load(path.read_text())
+    if "driverClass" in raw:
+        d = parse_driver(path)
+        assert d.to_dict() == {**DriverConfig().to_dict(), "reset": False, **raw}
+        producer_config(d, "b:1"), consumer_config(d, "b:1"), admin_config(d, "b:1")
+    else:
+        w = parse_workload(path)
+        defaults = {f.name: f.default for f in dataclasses.fields(Workload)}
+        assert w.to_dict() == {**defaults, **raw}
+
+
+def test_the_project_has_omb_files_to_check():
+    names = {p.name for p in OMB_FILES}
+    assert len(OMB_FILES) >= 14 and {"CVO-6-workload.yaml", "kafka-sync.yaml"} <= names
+
+
+def test_lenient_mode_warns_where_strict_refuses(caplog):
+    text = ("topics: 1\npartitionsPerTopic: 1\nmessageSize: 10\nproducersPerTopic: 1\n"
+            "testDurationMinutes: 1\nkeyDistributor: KEY_ROUND_ROBN\ntopics: 2\n")
+    with pytest.raises(ConfigError, match=r"workload YAML, line 7: topics is given 2 times"):
+        parse_workload(text)
+    w = parse_workload(text, strict=False)
+    # As OMB: YAML keeps the last value, an unknown enum constant reads as NO_KEY.
+    assert w.topics == 2 and w.keyDistributor == "NO_KEY"
+    assert "line 7: topics is given 2 times" in caplog.text and "KEY_ROUND_ROBN" in caplog.text
+
+
+def test_property_lines_follow_the_yaml_block_style():
+    """Literal blocks (|) give each property its own file line; a folded block cannot, so the
+    error names the block's line."""
+    base = ("name: K\ndriverClass: io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver\n"
+            "replicationFactor: 1\ntopicConfig: ''\ncommonConfig: 'bootstrap.servers=h:1'\n"
+            "consumerConfig: ''\n")
+    with pytest.raises(ConfigError, match=r"driver YAML, line 9: producerConfig: buffer.memory=x"):
+        parse_driver(base + "producerConfig: |\n  acks=all\n  buffer.memory=x\n")
+    with pytest.raises(ConfigError, match=r"driver YAML, line 7: producerConfig: buffer.memory=x"):
+        parse_driver(base + "producerConfig: >\n  acks=all\n\n  buffer.memory=x\n")

@@ -43,7 +43,7 @@ INTS = {"messageSize", "topics", "partitions", "producersPerTopic", "consumersPe
 
 W = parse_workload({"name": "w", "topics": 2, "partitionsPerTopic": 8, "messageSize": 1024,
                     "subscriptionsPerTopic": 1, "consumerPerSubscription": 3,
-                    "producersPerTopic": 4, "producerRate": 100})
+                    "producersPerTopic": 4, "producerRate": 100, "testDurationMinutes": 1})
 
 
 def hist_1_to_1000_ms(highest=60_000_000):

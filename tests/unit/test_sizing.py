@@ -39,3 +39,20 @@ def test_dd_summary_parsed_and_concurrent_rate_is_conservative():
     assert sw.concurrent_rate([sw.Write(100_000_000, 2.0), slow]) == pytest.approx(50.0)
     with pytest.raises(ValueError, match="no dd summary"):
         sw.parse_dd("dd: error writing '/mnt/data/x': No space left on device\n")
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda: sizing.storage_per_broker(-1.0, 3, 3), r"t_cluster: -1.0 is not allowed \(must be >= 0"),
+    (lambda: sizing.storage_per_broker(1.0, 2.5, 1), r"brokers: 2.5 is not allowed \(must be a whole number"),
+    (lambda: sizing.max_cluster_throughput(float("nan"), 3), r"storage_aggregate: nan is not allowed"),
+    (lambda: sizing.Plan(1.0, 3, 4), r"r: replication factor 4 is not allowed with 3 brokers"),
+])
+def test_bad_arguments_are_named_with_what_is_allowed(call, msg):
+    with pytest.raises(ValueError, match=msg):
+        call()
+
+
+def test_zero_throughput_and_whole_float_counts_are_fine():
+    # sizing.ipynb builds Plan(0, brokers, r, measured) to read only the ceiling.
+    assert sizing.Plan(0, 3, 3, 300.0).ceiling == pytest.approx(100.0)
+    assert sizing.storage_per_broker(3.0, 3.0, 3.0) == pytest.approx(3.0)

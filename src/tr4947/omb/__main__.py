@@ -35,7 +35,11 @@ EPILOG = textwrap.dedent("""\
     differences from OMB: unknown YAML fields are an error (OMB silently ignores them; use
     --lenient for OMB's behaviour); there are no remote workers (-w/--workers is accepted and
     ignored); Java client properties are translated to librdkafka explicitly and unmappable ones
-    are rejected by name.""")
+    are rejected by name; values OMB would crash, hang or measure nothing with (e.g.
+    testDurationMinutes 0, which OMB runs forever) are refused.
+
+    exit status: 0 all runs done, 1 a run failed, 2 a usage or input error (one line on stderr
+    naming the file, line and field; every workload and driver is checked before any run).""")
 
 
 def _list(values: list[str] | None) -> list[str]:
@@ -100,6 +104,20 @@ def parser() -> argparse.ArgumentParser:
 _TR_TYPOS = {"-drivers", "\u2013drivers", "\u2014drivers", "\u2013d", "\u2013o", "-output"}
 
 
+_SCALE_OPTIONS = ("duration_override_seconds", "warmup_override_seconds", "rate_scale",
+                  "backlog_gb_override", "partitions_per_topic_override",
+                  "producers_per_topic_override", "consumer_per_subscription_override",
+                  "message_size_override", "stats_period_seconds", "producer_processes",
+                  "consumer_processes")
+
+
+def _refuse(msg: str) -> int:
+    """A refused input: one line on stderr, exit status 2 (usage/configuration error, as
+    argparse), no traceback and nothing run."""
+    print(f"benchmark: error: {' '.join(msg.split())}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     p = parser()
@@ -116,28 +134,38 @@ def main(argv: list[str] | None = None) -> int:
         p.error("no driver given: --drivers driver-kafka/<name>.yaml")
     if not args.workloads:
         p.error("no workload given: add one or more workloads/<name>.yaml")
-    for f in drivers + args.workloads:
-        if not Path(f).is_file():
-            p.error(f"file not found: {f}")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     if args.workers or args.workers_file or args.extra:
         print("note: -w/--workers, -wf/--workers-file and -x/--extra are ignored: the lab runner "
               "drives the clients itself on this machine", file=sys.stderr)
 
-    from .runner import LabScale, run
+    from .runner import LabScale, check, run
     try:
         scale = LabScale.parse(os.environ.get(SCALE_ENV, ""))
     except ConfigError as e:
-        p.error(f"${SCALE_ENV}: {e}")
-    for k in ("duration_override_seconds", "warmup_override_seconds", "rate_scale",
-              "backlog_gb_override", "partitions_per_topic_override",
-              "producers_per_topic_override", "consumer_per_subscription_override",
-              "message_size_override", "stats_period_seconds", "producer_processes",
-              "consumer_processes"):
+        return _refuse(f"${SCALE_ENV}: {e}")
+    from_cli = set()
+    for k in _SCALE_OPTIONS:
         if getattr(args, k) is not None:     # the command line wins over the environment
             scale[k] = getattr(args, k)
+            from_cli.add(k)
     if args.drain_at_end:
         scale["drain_at_end"] = True
+    try:
+        LabScale.from_kwargs(**scale)
+    except ConfigError as e:
+        opt, msg = e.field or "", str(e)
+        if opt in from_cli:     # name the option as typed: --rate-scale: -1.0 is not allowed...
+            return _refuse(f"--{opt.replace('_', '-')}: {msg.removeprefix(opt + ': ')}")
+        return _refuse(f"${SCALE_ENV}: {msg}")
+    # Every workload and driver is checked before the first run starts: a broken file refuses
+    # the whole command, it does not stop it halfway.
+    try:
+        for wl in args.workloads:
+            for drv in drivers:
+                check(Path(wl), Path(drv), args.bootstrap, strict=not args.lenient, **scale)
+    except ConfigError as e:
+        return _refuse(str(e))
     failed = 0
     # OMB keys workloads by file name in a TreeMap: sorted order.
     for wl in sorted(args.workloads, key=lambda f: Path(f).name):

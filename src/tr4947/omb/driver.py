@@ -27,15 +27,39 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .properties import parse_properties
-from .workload import ConfigError, load_mapping
+import yaml
+
+from .properties import PropertiesError, parse_properties, parse_properties_lines
+from .workload import ConfigError, Doc, Field, Problems, check_range, coerce, load_mapping, log, show
 
 
 KAFKA_DRIVER_CLASS = "io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver"
 
-# Fields of DriverConfiguration + the Kafka driver's Config. (OMB ignores unknown ones.)
-_FIELDS = {"name": str, "driverClass": str, "replicationFactor": int, "reset": bool,
-           "topicConfig": str, "commonConfig": str, "producerConfig": str, "consumerConfig": str}
+# Fields of DriverConfiguration (name, driverClass) + the Kafka driver's Config (OMB ignores
+# unknown ones). All but ``reset`` are required: OMB instantiates driverClass by name, names the
+# result file after ``name``, creates topics with replicationFactor (a Java short, default 0,
+# which Kafka refuses) and calls Properties.load(new StringReader(...)) on all four *Config
+# strings (a missing one is a NullPointerException in KafkaBenchmarkDriver.initialize).
+_FIELDS = {
+    "name": Field("str"),
+    "driverClass": Field("str"),
+    # Config.replicationFactor is a Java short, as is CreateTopics' replication_factor (INT16).
+    "replicationFactor": Field("int", 1, 32767, "between 1 and 32767",
+                               "replicas per partition, at least the leader; a 16-bit number in "
+                               "OMB's driver Config and Kafka's CreateTopics"),
+    "reset": Field("bool"),
+    "topicConfig": Field("str"),
+    "commonConfig": Field("str"),
+    "producerConfig": Field("str"),
+    "consumerConfig": Field("str"),
+}
+_REQUIRED = ("name", "driverClass", "replicationFactor", "topicConfig", "commonConfig",
+             "producerConfig", "consumerConfig")
+PROPERTY_BLOCKS = ("topicConfig", "commonConfig", "producerConfig", "consumerConfig")
+# Properties this runner converts as numbers, with the minimum Kafka's ConfigDef gives them
+# (atLeast(...)); the Java client refuses other values too.
+_NUMERIC = {"request.timeout.ms": 0, "buffer.memory": 0, "max.poll.records": 1,
+            "default.api.timeout.ms": 0}
 
 
 @dataclass
@@ -69,29 +93,141 @@ class DriverConfig:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    def where(self, key: str, blocks: tuple[str, ...]) -> str:
+        """Where property ``key`` is set (the last of ``blocks`` that sets it, as OMB layers
+        them): "file, line N: block" when the driver came from a file."""
+        origin = getattr(self, "_origin", None)
+        for b in reversed(blocks):
+            if key in parse_properties(getattr(self, b)):
+                if origin is None:
+                    return b
+                return f"{origin.where(origin.prop_lines.get((b, key)))}: {b}"
+        return origin.where() if origin is not None else "driver"
+
+
+def _block_first_line(node) -> int | None:
+    """1-based file line of the first line of a property block's text, where PyYAML's marks
+    give it: a literal block (``key: |``) starts on the line after the indicator; a one-line
+    scalar is on its own line; folded or multi-line flow scalars move lines, so None."""
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    if node.style == "|":
+        return node.start_mark.line + 2
+    if node.style in (None, "'", '"') and node.start_mark.line == node.end_mark.line:
+        return node.start_mark.line + 1
+    return None
+
 
 def parse_driver(data: dict | str | Path, strict: bool = True, source: str = "") -> DriverConfig:
-    data, where = load_mapping(data, "driver", _FIELDS, "Kafka driver fields", strict, source)
+    """A DriverConfig from a dict, YAML text or a file path; a ConfigError naming the file, the
+    line (of the property, inside a *Config block, where the YAML marks allow) and the field if
+    OMB's Kafka driver would not run it as meant."""
+    doc = load_mapping(data, "driver", _FIELDS, "Kafka driver fields", strict, source)
+    p = Problems(doc)
     values: dict[str, Any] = {}
-    for k, typ in _FIELDS.items():
-        if k not in data or data[k] is None:
+    for k, f in _FIELDS.items():
+        if k not in doc.data:
+            if k in _REQUIRED:
+                p.add(k, f"{k}: missing ({_HINTS[k]})", line=None)
             continue
-        v = data[k]
-        if typ is int and (isinstance(v, bool) or not isinstance(v, int)):
-            raise ConfigError(f"driver field '{k}'{where}: {v!r} is not an integer")
-        if typ is bool and not isinstance(v, bool):
-            raise ConfigError(f"driver field '{k}'{where}: {v!r} is not true/false")
-        if typ is str and isinstance(v, (dict, list)):
-            raise ConfigError(f"driver field '{k}'{where} must be a (multi-line) string of "
-                              f"Java properties, e.g. '{k}: |' followed by indented key=value lines")
-        values[k] = str(v) if typ is str else v
+        v = doc.data[k]
+        if k in PROPERTY_BLOCKS and (v is None or not isinstance(v, str)):
+            p.add(k, f"{k}: {show(v)} is not allowed (must be Java properties text, e.g. "
+                     f"'{k}: |' followed by indented key=value lines; \"{k}: ''\" for none)")
+            continue
+        c = coerce(p, k, v, f)
+        if c is not None:
+            values[k] = c
     d = DriverConfig(**values)
-    if d.driverClass != KAFKA_DRIVER_CLASS:
-        raise ConfigError(f"driverClass{where} is {d.driverClass!r}: this runner implements only "
-                          f"OMB's Kafka driver ({KAFKA_DRIVER_CLASS})")
-    if d.replicationFactor <= 0:
-        raise ConfigError(f"replicationFactor{where} must be > 0")
+    if "replicationFactor" in values:
+        check_range(p, "replicationFactor", d.replicationFactor, _FIELDS["replicationFactor"],
+                    True, None)
+    if "name" in values and not d.name.strip():
+        p.add("name", "name: '' is not allowed (must be a non-empty name: OMB puts it in the "
+                      "result file name)")
+    if "driverClass" in values and d.driverClass != KAFKA_DRIVER_CLASS:
+        p.add("driverClass", f"driverClass: {show(d.driverClass)} is not allowed (this runner "
+                             f"implements only OMB's Kafka driver, {KAFKA_DRIVER_CLASS})")
+
+    # The four property blocks, each property with its file line where known.
+    origin = _Origin(doc)
+    props: dict[str, dict[str, str]] = {}
+    for b in PROPERTY_BLOCKS:
+        if b not in values:
+            continue
+        first = _block_first_line(doc.nodes.get(b))
+
+        def at(i: int, first=first, b=b) -> int | None:
+            """File line of the block's i-th text line (the block's own line if unknown)."""
+            return first + i if first else doc.lines.get(b)
+        try:
+            entries = parse_properties_lines(values[b])
+        except PropertiesError as e:
+            p.add(b, f"{b}: {e}", line=at(e.line))
+            continue
+        seen: dict[str, int | None] = {}
+        for key, val, i in entries:
+            line = at(i)
+            if not key:
+                p.add(b, f"{b}: a property with no name (= {show(val)}); write name=value",
+                      line=line)
+            elif key in seen:
+                msg = (f"{b}: property {key} is set twice (lines {seen[key]} and {line}); "
+                       f"Java keeps only the last")
+                if strict:
+                    p.add(b, msg + " (remove one; --lenient / strict=False keeps the last, as "
+                                   "OMB does)", line=line)
+                else:
+                    log.warning("%s: %s", doc.where(line), msg)
+            elif key in _NUMERIC and not (_is_int(val) and int(val) >= _NUMERIC[key]):
+                p.add(b, f"{b}: {key}={val} is not allowed (must be a whole number "
+                         f">= {_NUMERIC[key]})", line=line)
+            seen[key] = line
+            origin.prop_lines[(b, key)] = line
+        props[b] = {k: v for k, v, _ in entries}
+
+    # min.insync.replicas above the replication factor: with acks=all (OMB's drivers, and the
+    # Java default since Kafka 3.0) every write fails with NOT_ENOUGH_REPLICAS.
+    mir = props.get("topicConfig", {}).get("min.insync.replicas")
+    acks = {**props.get("commonConfig", {}), **props.get("producerConfig", {})}.get("acks", "all")
+    if (mir is not None and _is_int(mir) and "replicationFactor" in values and not p
+            and int(mir) > d.replicationFactor and acks.strip() in ("all", "-1")):
+        p.add("topicConfig", f"topicConfig: min.insync.replicas={mir} is not allowed with "
+                             f"replicationFactor {d.replicationFactor} (must be <= "
+                             f"{d.replicationFactor}: with acks=all every write would fail with "
+                             f"NOT_ENOUGH_REPLICAS)",
+              line=origin.prop_lines.get(("topicConfig", "min.insync.replicas")))
+    p.raise_any()
+    d._origin = origin
     return d
+
+
+_HINTS = {
+    "name": "OMB names the result file after it, e.g. name: Kafka",
+    "driverClass": f"e.g. driverClass: {KAFKA_DRIVER_CLASS}",
+    "replicationFactor": "an integer >= 1; OMB's default 0 is refused by Kafka",
+    **{b: f"OMB's Kafka driver loads all four *Config blocks; write \"{b}: ''\" for none"
+       for b in PROPERTY_BLOCKS},
+}
+
+
+class _Origin:
+    """Where a parsed driver's properties are (kept off the dataclass, so to_dict is as OMB's)."""
+
+    def __init__(self, doc: Doc):
+        self.doc = doc
+        self.prop_lines: dict[tuple[str, str], int | None] = {}
+
+    def where(self, line: int | None = None) -> str:
+        return self.doc.where(line)
+
+
+def _is_int(v: str) -> bool:
+    try:
+        int(v.strip())
+        return True
+    except ValueError:
+        return False
 
 
 # --- Java client properties -> librdkafka -----------------------------------------------
@@ -226,17 +362,22 @@ class ClientConfig:
 
 
 def _translate(props: dict[str, str], table: dict, other: dict, kind: str,
-               defaults: dict) -> ClientConfig:
+               defaults: dict, where=lambda k: "driver") -> ClientConfig:
+    """``where(key)``: "file, line N: block" of a property, for error messages."""
     out = dict(defaults)
     notes: list[str] = []
     max_poll = None
     for k, v in props.items():
-        if k == "max.poll.records" and kind == "consumer":
-            max_poll = int(v)
         fn = table.get(k)
-        if fn is not None:
-            out.update(fn(v))
-            continue
+        try:
+            if k == "max.poll.records" and kind == "consumer":
+                max_poll = int(v)
+            if fn is not None:
+                out.update(fn(v))
+                continue
+        except ValueError:
+            raise ConfigError(f"{where(k)}: {k}={v} is not allowed (must be a whole number)",
+                              field=k) from None
         if k in _DROPPED:
             notes.append(f"{kind}: {k}={v} not applied ({_DROPPED[k]})")
             continue
@@ -246,8 +387,8 @@ def _translate(props: dict[str, str], table: dict, other: dict, kind: str,
             notes.append(f"{kind}: {k}={v} ignored (not a {kind} setting)")
             continue
         raise ConfigError(
-            f"{kind} property '{k}' (= {v}) has no librdkafka mapping in this runner; "
-            f"supported: {', '.join(sorted(set(table) | set(_DROPPED)))}")
+            f"{where(k)}: {kind} property '{k}' (= {v}) has no librdkafka mapping in this "
+            f"runner; supported: {', '.join(sorted(set(table) | set(_DROPPED)))}", field=k)
     return ClientConfig(out, notes, max_poll)
 
 
@@ -255,8 +396,9 @@ def producer_config(d: DriverConfig, bootstrap: str | None = None) -> ClientConf
     props = d.producer_properties
     if bootstrap:
         props["bootstrap.servers"] = bootstrap
-    cc = _translate(props, _PRODUCER, _CONSUMER, "producer", JAVA_PRODUCER_DEFAULTS)
-    _require_bootstrap(cc)
+    cc = _translate(props, _PRODUCER, _CONSUMER, "producer", JAVA_PRODUCER_DEFAULTS,
+                    lambda k: d.where(k, ("commonConfig", "producerConfig")))
+    _require_bootstrap(d, cc)
     return cc
 
 
@@ -264,8 +406,9 @@ def consumer_config(d: DriverConfig, bootstrap: str | None = None) -> ClientConf
     props = d.consumer_properties
     if bootstrap:
         props["bootstrap.servers"] = bootstrap
-    cc = _translate(props, _CONSUMER, _PRODUCER, "consumer", JAVA_CONSUMER_DEFAULTS)
-    _require_bootstrap(cc)
+    cc = _translate(props, _CONSUMER, _PRODUCER, "consumer", JAVA_CONSUMER_DEFAULTS,
+                    lambda k: d.where(k, ("commonConfig", "consumerConfig")))
+    _require_bootstrap(d, cc)
     return cc
 
 
@@ -274,18 +417,24 @@ def admin_config(d: DriverConfig, bootstrap: str | None = None) -> tuple[dict, f
     props = d.common_properties
     if bootstrap:
         props["bootstrap.servers"] = bootstrap
-    timeout = float(props.get("default.api.timeout.ms", 60000)) / 1000
+    try:
+        timeout = float(props.get("default.api.timeout.ms", 60000)) / 1000
+    except ValueError:
+        raise ConfigError(f"{d.where('default.api.timeout.ms', ('commonConfig',))}: "
+                          f"default.api.timeout.ms={props['default.api.timeout.ms']} is not "
+                          f"allowed (must be a whole number)") from None
     conf = {}
     for k, v in props.items():
         fn = _COMMON.get(k)
         if fn is not None:
             conf.update(fn(v))
     if "bootstrap.servers" not in conf:
-        raise ConfigError("no bootstrap.servers in the driver's commonConfig and none given")
+        _require_bootstrap(d, ClientConfig(conf))
     return conf, min(timeout, 300.0)
 
 
-def _require_bootstrap(cc: ClientConfig) -> None:
+def _require_bootstrap(d: DriverConfig, cc: ClientConfig) -> None:
     if not cc.config.get("bootstrap.servers"):
-        raise ConfigError("no bootstrap.servers in the driver's commonConfig and none given "
-                          "(--bootstrap / bootstrap=)")
+        raise ConfigError(f"{d.where('bootstrap.servers', ('commonConfig',))}: no "
+                          f"bootstrap.servers in the driver's commonConfig and none given "
+                          f"(--bootstrap / bootstrap=)", field="bootstrap.servers")

@@ -14,7 +14,9 @@ records the workload file's own values and the overrides.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import math
 import multiprocessing as mp
 import os
 import random
@@ -32,7 +34,8 @@ from .pacer import RateController
 from .phases import DRAIN, MIXED, PRODUCER_ONLY, BacklogPhases
 from .stats import LatencySummary, PeriodStats, aggregated_line, new_histogram, merge, \
     period_line, E2E_MAX_US
-from .workload import ConfigError, Workload, parse_workload, workload_file_name
+from .workload import (INT32_MAX, MAX_MESSAGE_SIZE, ConfigError, Workload, parse_workload,
+                       show, validate, workload_file_name)
 
 #: Lab scale for runs of unchanged TR commands: name=value,name=value (see LabScale.parse).
 SCALE_ENV = "TR4947_OMB_SCALE"
@@ -76,6 +79,34 @@ class LabScale:
         "drain_at_end_timeout_seconds": "drainAtEndTimeoutSeconds",
     }
 
+    # Allowed values, by option: (type, minimum, minimum allowed?, maximum, why). What the
+    # runner does with them: a duration of 0 means "until stopped" in collect() (as OMB's
+    # testDurationMinutes 0), a rate is divided among producers, sizes follow the workload's.
+    _RULES = {
+        "durationOverrideSeconds": (float, 0, False, None,
+                                    "a benchmark phase of 0 s would run until stopped"),
+        "warmupOverrideSeconds": (float, 0, True, None, "0 = no warm-up"),
+        "rateScale": (float, 0, False, None, "a factor on producerRate"),
+        "backlogGbOverride": (float, 0, True, None, "GiB; 0 = no backlog"),
+        "partitionsPerTopicOverride": (int, 1, True, INT32_MAX,
+                                       "a Kafka topic has at least one partition"),
+        "producersPerTopicOverride": (int, 1, True, INT32_MAX,
+                                      "with no producer nothing is measured"),
+        "consumerPerSubscriptionOverride": (int, 1, True, INT32_MAX,
+                                            "a subscription without consumers receives nothing"),
+        "messageSizeOverride": (int, 1, True, MAX_MESSAGE_SIZE,
+                                "librdkafka sends at most message.max.bytes=1000000000"),
+        "statsPeriodSeconds": (float, 0, False, None, "the reporting period"),
+        "producerProcesses": (int, 1, True, None, "worker processes"),
+        "consumerProcesses": (int, 1, True, None, "worker processes"),
+        "drainAtEndTimeoutSeconds": (float, 0, False, None, "how long to wait for consumers"),
+    }
+
+    @classmethod
+    def option(cls, name: str) -> str:
+        """The snake_case option name users type for a field (rate_scale for rateScale)."""
+        return next((k for k, v in cls._ALIASES.items() if v == name), name)
+
     @classmethod
     def from_kwargs(cls, **kw) -> "LabScale":
         known = {f for f in cls.__dataclass_fields__}
@@ -87,24 +118,39 @@ class LabScale:
                                 f"{', '.join(sorted(cls._ALIASES))}")
             if v is not None:
                 vals[name] = v
-        s = cls(**vals)
-        if s.rateScale <= 0:
-            raise ConfigError("rate_scale must be > 0")
-        if s.statsPeriodSeconds <= 0:
-            raise ConfigError("stats_period_seconds must be > 0")
-        for k in ("partitionsPerTopicOverride", "messageSizeOverride"):
-            if getattr(s, k) is not None and getattr(s, k) <= 0:
-                raise ConfigError(f"{k} must be > 0")
-        for k in ("producersPerTopicOverride", "consumerPerSubscriptionOverride"):
-            if getattr(s, k) is not None and getattr(s, k) < 0:
-                raise ConfigError(f"{k} must be >= 0")
-        return s
+        for name, v in vals.items():
+            opt = cls.option(name)
+            rule = cls._RULES.get(name)
+            if rule is None:
+                if name == "drainAtEnd" and not isinstance(v, bool):
+                    raise ConfigError(f"{opt}: {show(v)} is not allowed (must be true or false)",
+                                      field=opt)
+                if name == "bootstrapOverride" and not isinstance(v, str):
+                    raise ConfigError(f"{opt}: {show(v)} is not allowed (must be host:port[,...])",
+                                      field=opt)
+                continue
+            typ, lo, lo_ok, hi, why = rule
+            ok_type = (not isinstance(v, bool) and isinstance(v, (int, float))
+                       and (typ is float or float(v).is_integer()))
+            if not ok_type or not math.isfinite(v):
+                kind = "a whole number" if typ is int else "a finite number"
+                raise ConfigError(f"{opt}: {show(v)} is not allowed (must be {kind})", field=opt)
+            allowed = f"{'>=' if lo_ok else '>'} {lo}" + (f" and <= {hi}" if hi is not None else "")
+            if (v < lo or (v == lo and not lo_ok)) or (hi is not None and v > hi):
+                raise ConfigError(f"{opt}: {show(v)} is not allowed (must be {allowed}; {why})",
+                                  field=opt)
+            vals[name] = int(v) if typ is int else v
+        return cls(**vals)
+
+    _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
     @classmethod
     def parse(cls, text: str) -> dict:
         """``name=value,name=value`` (the CLI's TR4947_OMB_SCALE) -> keyword arguments.
-        Names are the snake_case options (rate_scale) or the recorded names (rateScale)."""
+        Names are the snake_case options (rate_scale) or the recorded names (rateScale).
+        Values are checked as :meth:`from_kwargs` checks them."""
         out: dict = {}
+        seen: dict[str, str] = {}
         fields = {f: t for f, t in cls.__annotations__.items() if not f.startswith("_")}
         for item in (x.strip() for x in (text or "").split(",")):
             if not item:
@@ -115,19 +161,30 @@ class LabScale:
             name = cls._ALIASES.get(k, k)
             if name not in fields:
                 raise ConfigError(f"unknown lab scale option {k!r}; known: "
-                                  f"{', '.join(sorted(cls._ALIASES))}")
+                                  f"{', '.join(sorted(cls._ALIASES))}", field=k)
+            if name in seen:
+                raise ConfigError(f"lab scale option {cls.option(name)} is given twice "
+                                  f"({seen[name]} and {item}); give it once", field=k)
+            seen[name] = item
             typ = str(fields[name])
+            if "bool" in typ:
+                if v.lower() not in cls._TRUE + cls._FALSE:
+                    raise ConfigError(f"{k}: {v!r} is not allowed (must be true or false)",
+                                      field=k)
+                out[k] = v.lower() in cls._TRUE
+                continue
             try:
-                if "bool" in typ:
-                    out[k] = v.lower() in ("1", "true", "yes")
-                elif "int" in typ:
+                if "int" in typ:
                     out[k] = int(v)
                 elif "float" in typ:
                     out[k] = float(v)
                 else:
                     out[k] = v
             except ValueError:
-                raise ConfigError(f"lab scale option {k}: {v!r} is not a number") from None
+                raise ConfigError(f"lab scale option {k}: {v!r} is not a number"
+                                  + (" (a whole number)" if "int" in typ else ""),
+                                  field=k) from None
+        cls.from_kwargs(**out)      # ranges: refused here, before anything runs
         return out
 
     def to_dict(self) -> dict:
@@ -135,7 +192,6 @@ class LabScale:
 
     def apply(self, w: Workload) -> Workload:
         """The workload that runs: the file's, with the size overrides applied."""
-        import dataclasses
         changes = {k: v for k, v in (
             ("partitionsPerTopic", self.partitionsPerTopicOverride),
             ("producersPerTopic", self.producersPerTopicOverride),
@@ -273,6 +329,101 @@ def _split(items: list, parts: int) -> list[list]:
     return [items[i::parts] for i in range(parts)]
 
 
+@dataclass
+class _Plan:
+    sc: LabScale
+    base_dirs: list
+    workload_name: str
+    w_file: Workload
+    d: DriverConfig
+    w: Workload
+    pconf: object
+    cconf: object
+    aconf: tuple
+    test_s: float
+    warmup_s: float
+    backlog_gb: float
+    rate: float
+
+
+def check(workload: Workload | dict | str | Path, driver: DriverConfig | dict | str | Path,
+          bootstrap: str | None = None, *, strict: bool = True, **scale) -> None:
+    """Every check :func:`run` makes before it touches Kafka (files, fields, ranges, lab scale,
+    client properties), without running anything: a ConfigError if :func:`run` would refuse."""
+    _prepare(workload, driver, bootstrap, strict, None, scale)
+
+
+def _prepare(workload, driver, bootstrap, strict, workload_name, scale) -> _Plan:
+    """Load and check everything a run needs; nothing is started here."""
+    sc = LabScale.from_kwargs(**scale)
+    sc.bootstrapOverride = bootstrap
+    base_dirs = [Path.cwd()]
+    where = "workload"
+    if isinstance(workload, Path) or (isinstance(workload, str) and "\n" not in workload):
+        wpath = Path(workload)
+        where = str(wpath)
+        base_dirs.append(wpath.resolve().parent)
+        base_dirs.append(wpath.resolve().parent.parent)  # OMB layout: workloads/ + payload/
+        workload_name = workload_name or workload_file_name(wpath)
+        w_file = parse_workload(wpath, strict=strict)
+    elif isinstance(workload, Workload):
+        w_file = workload
+        validate(dataclasses.replace(workload), strict=strict)
+    else:
+        w_file = parse_workload(workload, strict=strict)
+    workload_name = workload_name or (w_file.name or "workload").replace(" ", "-").replace("/", "-")
+    if isinstance(driver, DriverConfig):
+        d = driver
+        if getattr(d, "_origin", None) is None:   # built in code: the file checks still apply
+            parse_driver(d.to_dict(), strict=strict)
+    else:
+        d = parse_driver(Path(driver) if isinstance(driver, str) and "\n" not in driver
+                         else driver, strict=strict)
+    w = sc.apply(w_file)
+
+    pconf = producer_config(d, bootstrap)
+    cconf = consumer_config(d, bootstrap)
+    aconf = admin_config(d, bootstrap)
+
+    test_s = (sc.durationOverrideSeconds if sc.durationOverrideSeconds is not None
+              else w.testDurationMinutes * 60)
+    warmup_s = (sc.warmupOverrideSeconds if sc.warmupOverrideSeconds is not None
+                else w.warmupDurationMinutes * 60)
+    backlog_gb = sc.backlogGbOverride if sc.backlogGbOverride is not None else w.consumerBacklogSizeGB
+    rate = w.producerRate * sc.rateScale if w.producerRate > 0 else 0.0
+    if backlog_gb > 0 and rate <= 0:
+        raise ConfigError(f"{where}: Cannot probe producer sustainable rate when building "
+                          f"backlog (a backlog needs producerRate > 0)")
+    if backlog_gb > 0 and w.subscriptionsPerTopic == 0:
+        raise ConfigError(f"{where}: consumerBacklogSizeGB > 0 needs subscriptionsPerTopic > 0: "
+                          f"without consumers the backlog is never drained and the run never ends")
+    _check_payload_memory(w, sc, where)
+    return _Plan(sc, base_dirs, workload_name, w_file, d, w, pconf, cconf, aconf,
+                 test_s, warmup_s, backlog_gb, rate)
+
+
+def _check_payload_memory(w: Workload, sc: LabScale, where: str) -> None:
+    """Refuse payloads that cannot fit in memory before building them: the runner holds the
+    pool and hands each producer process a copy (a 10^9-byte message x a pool of 100 would
+    otherwise exhaust the machine, which the lab shares)."""
+    try:
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return
+    pool = w.messageSize * (w.randomizedPayloadPoolSize if w.useRandomizedPayloads else 1)
+    procs = min(sc.producerProcesses or os.cpu_count() or 2,
+                max(1, w.topics * w.producersPerTopic))
+    need = pool * (1 + procs)
+    if need > mem // 2:
+        raise ConfigError(
+            f"{where}: payloads of {pool} bytes (messageSize {w.messageSize}"
+            + (f" x randomizedPayloadPoolSize {w.randomizedPayloadPoolSize}"
+               if w.useRandomizedPayloads else "")
+            + f"), held {1 + procs} times (runner and {procs} producer processes), need "
+              f"{need} bytes: more than half this machine's memory ({mem} bytes); use a "
+              f"smaller messageSize or pool (--message-size-override)", field="messageSize")
+
+
 def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | str | Path,
         bootstrap: str | None = None, *, output: str | Path | bool | None = None,
         output_dir: str | Path = ".", progress: Callable[[dict], None] | None = None,
@@ -290,41 +441,16 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
     producers_per_topic_override, consumer_per_subscription_override, message_size_override,
     stats_period_seconds, producer_processes, consumer_processes, drain_at_end).
     """
-    sc = LabScale.from_kwargs(**scale)
-    sc.bootstrapOverride = bootstrap
-    base_dirs = [Path.cwd()]
-    if isinstance(workload, Path) or (isinstance(workload, str) and "\n" not in workload):
-        wpath = Path(workload)
-        base_dirs.append(wpath.resolve().parent)
-        base_dirs.append(wpath.resolve().parent.parent)  # OMB layout: workloads/ + payload/
-        workload_name = workload_name or workload_file_name(wpath)
-        w_file = parse_workload(wpath, strict=strict)
-    else:
-        w_file = workload if isinstance(workload, Workload) else parse_workload(workload, strict=strict)
-    workload_name = workload_name or (w_file.name or "workload").replace(" ", "-").replace("/", "-")
-    d = driver if isinstance(driver, DriverConfig) else parse_driver(
-        Path(driver) if isinstance(driver, str) and "\n" not in driver else driver, strict=strict)
-    w = sc.apply(w_file)
+    pl = _prepare(workload, driver, bootstrap, strict, workload_name, scale)
+    sc, base_dirs, workload_name, w_file, d, w = (pl.sc, pl.base_dirs, pl.workload_name,
+                                                  pl.w_file, pl.d, pl.w)
+    pconf, cconf, (aconf, api_timeout) = pl.pconf, pl.cconf, pl.aconf
+    test_s, warmup_s, backlog_gb, rate = pl.test_s, pl.warmup_s, pl.backlog_gb, pl.rate
 
     log = _Log(echo, progress)
-    pconf = producer_config(d, bootstrap)
-    cconf = consumer_config(d, bootstrap)
-    aconf, api_timeout = admin_config(d, bootstrap)
     notes = pconf.notes + cconf.notes
     for n in notes:
         log(n, "KafkaBenchmarkDriver", "WARN")
-
-    test_s = (sc.durationOverrideSeconds if sc.durationOverrideSeconds is not None
-              else w.testDurationMinutes * 60)
-    warmup_s = (sc.warmupOverrideSeconds if sc.warmupOverrideSeconds is not None
-                else w.warmupDurationMinutes * 60)
-    backlog_gb = sc.backlogGbOverride if sc.backlogGbOverride is not None else w.consumerBacklogSizeGB
-    rate = w.producerRate * sc.rateScale if w.producerRate > 0 else 0.0
-    if backlog_gb > 0 and rate <= 0:
-        raise ConfigError("Cannot probe producer sustainable rate when building backlog")
-    if backlog_gb > 0 and w.subscriptionsPerTopic == 0:
-        raise ConfigError("consumerBacklogSizeGB > 0 needs subscriptionsPerTopic > 0: without "
-                          "consumers the backlog is never drained and the run never ends")
 
     log(f"--------------- WORKLOAD : {_java_str(w.name)} --- DRIVER : {d.name}---------------",
         "Benchmark")
