@@ -10,17 +10,20 @@ examples:
                                         clusters fv_c1 (NFSv4.1 + preserve-unlink) and fv_c2 (NFSv3)
   tr4947 lab up --cluster das --cluster nfs
                                         the broker-recovery layouts (3 brokers + standby each)
-  tr4947 lab status                     what runs where (pids, addresses, mounts)
-  tr4947 lab down                       stop everything, unmount, remove the lab state
+  tr4947 lab status                     every host: address, state, Kafka; leftovers of a crash
+  tr4947 lab down                       end every host, remove namespaces and the lab state
   tr4947 run --host fv_c1-broker-1 -- ls -la /demo/broker_demo_1
   tr4947 run --host cluster1 -- volume show -fields is-preserve-unlink-enabled
+  tr4947 run --target aff --host brokers --read-only -- df -h
   tr4947 run --target aff --host brokers --confirm -- systemctl restart kafka
   tr4947 runbook                        run every chapter notebook on the lab, embed results
   tr4947 runbook --help                 notebooks, parameters, caching
 
-The lab's state lives in $TR4947_LAB_STATE (default /tmp/tr4947-lab); hosts and clusters are
-described in playbook/inventory/lab/hosts.yml. On a real target (--target NAME, an inventory
-under playbook/inventory/), `run` only plans state-changing commands unless --confirm is given.
+The lab is a network of hosts on this machine (198.18.0.0/16, reached over SSH like any
+site); its state lives in $TR4947_LAB_STATE (default /tmp/tr4947-lab) and its hosts and
+clusters are described in playbook/inventory/lab/hosts.yml. On any other target (--target
+NAME, an inventory under playbook/inventory/) `run` only prints its plan unless the command
+is declared --read-only or --confirm is given.
 """
 
 
@@ -44,16 +47,21 @@ def build_parser() -> argparse.ArgumentParser:
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     lsub = lab.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
     lsub.required = True
-    up = lsub.add_parser("up", help="start the ONTAP stand-in and Kafka clusters (idempotent)",
-                         description="Build the lab from the inventory: ONTAP stand-in, volumes "
-                         "(created with clustershell commands over SSH), mounts, KRaft "
-                         "controllers and brokers. Running components are left as they are.")
+    up = lsub.add_parser("up", help="build the lab's hosts and start Kafka clusters (idempotent)",
+                         description="Build the lab from the inventory: the storage hosts "
+                         "(ONTAP and AWS stand-ins), the clients and the clusters' hosts, each "
+                         "with its own network namespace, root file system and OpenSSH; the "
+                         "clusters' volumes, mounts, KRaft controllers and brokers. Running "
+                         "hosts are left as they are.")
     up.add_argument("--cluster", "-c", action="append", metavar="NAME",
                     help="Kafka cluster from the inventory (repeatable; default: "
                          "lab_default_clusters, i.e. fv_c1 fv_c2)")
     up.add_argument("--inventory", default="lab", help=argparse.SUPPRESS)
     up.add_argument("--timeout", type=float, default=300,
                     help="seconds to wait for each cluster to be ready (default 300)")
+    up.add_argument("--hosts-only", action="store_true",
+                    help="hosts with Kafka installed and configured, nothing mounted or started "
+                         "(what a chapter that starts Kafka itself needs)")
     down = lsub.add_parser("down", help="stop all lab processes, unmount, remove lab state")
     down.add_argument("--inventory", default="lab", help=argparse.SUPPRESS)
     st = lsub.add_parser("status", help="table of lab components and their state")
@@ -70,7 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--host", "-H", required=True, help="host name, address or group")
     run.add_argument("--timeout", type=float, default=600)
     run.add_argument("--confirm", action="store_true",
-                     help="real targets: actually run (the command is treated as changing state)")
+                     help="real targets: run a command that changes state (without it, only "
+                          "the plan is printed)")
+    run.add_argument("--read-only", action="store_true",
+                     help="declare the command read-only: it runs without --confirm (a "
+                          "clustershell command that is not a read is refused)")
     run.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
     return p
 
@@ -98,7 +110,8 @@ def _lab(args, parser) -> int:
     try:
         lab = Lab(args.inventory, echo=lambda m: print(m, flush=True))
         if args.action == "up":
-            lab.up(args.cluster, timeout=args.timeout)
+            lab.up(args.cluster, timeout=args.timeout,
+                   kafka_state="installed" if args.hosts_only else "started")
             print(lab.format_status())
         elif args.action == "down":
             lab.down()
@@ -124,16 +137,18 @@ def _run(args, cmd: list[str]) -> int:
     from . import targets
     from .inventory import InventoryError
     try:
-        t = targets.open(args.target, confirm=args.confirm)
+        t = targets.open(args.target, confirm=args.confirm, echo=False)
     except InventoryError as exc:
         print(f"tr4947 run: error: {exc}", file=sys.stderr)
         return 2
     command = cmd[0] if len(cmd) == 1 else " ".join(cmd)
     try:
-        res = t.run(command, args.host, timeout=args.timeout, changes_state=t.kind != "lab")
-    except InventoryError as exc:
+        res = t.run(command, args.host, timeout=args.timeout, read_only=args.read_only)
+    except (InventoryError, ValueError) as exc:
         print(f"tr4947 run: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        t.close()
     results = res if isinstance(res, list) else [res]
     code = 0
     for r in results:

@@ -82,3 +82,79 @@ def until(check: Callable[[], T], timeout: float, interval: float = 1.0,
         if time.monotonic() > deadline:
             raise TimeoutError(f"gave up after {timeout:.0f}s waiting for {what}")
         time.sleep(interval)
+
+
+# --- starting a broker and knowing when it serves (any target; the lab uses the same) -------
+#: Where Kafka is installed on a host, and how it is started, unless the inventory says
+#: otherwise (kafka_home, kafka_start, kafka_stop). These are Kafka's own scripts.
+KAFKA_HOME = "/opt/kafka"
+KAFKA_START = "bin/kafka-server-start.sh -daemon config/server.properties"
+KAFKA_STOP = "bin/kafka-server-stop.sh"
+
+
+def start_command(host) -> str:
+    """The shell command that starts Kafka on ``host`` (an inventory Host), run in its
+    ``kafka_home``. With ``kafka_cluster_id`` (KRaft) the node's storage is formatted first,
+    ``--ignore-formatted`` so a restart keeps its data; a ZooKeeper-era broker has no such
+    step."""
+    home = host.get("kafka_home", KAFKA_HOME)
+    start = host.get("kafka_start", KAFKA_START)
+    cid = host.get("kafka_cluster_id")
+    fmt = (f"bin/kafka-storage.sh format --ignore-formatted --cluster-id {cid} "
+           f"--config {host.get('kafka_config', 'config/server.properties')} > /dev/null && "
+           if cid else "")
+    return f"cd {home} && {fmt}{start}"
+
+
+def port_open(address: str, port: int, timeout: float = 1.0) -> bool:
+    """TCP connect, as the TR's `telnet <broker> 9092` health check."""
+    import socket
+    try:
+        with socket.create_connection((address, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def registered_brokers(bootstrap: str, timeout: float = 5.0) -> set[int]:
+    """Broker ids in the cluster metadata (KRaft leaves fenced brokers out of it)."""
+    import logging
+    from confluent_kafka.admin import AdminClient
+    quiet = logging.getLogger("tr4947.librdkafka")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+    admin = AdminClient({"bootstrap.servers": bootstrap, "logger": quiet,
+                         "socket.connection.setup.timeout.ms": 3000})
+    try:
+        return set(admin.list_topics(timeout=timeout).brokers)
+    except Exception:
+        return set()
+
+
+def wait_serving(nodes: list[tuple[str, str, int, int | None]], timeout: float = 240,
+                 why_not: Callable[[str], str] | None = None) -> float:
+    """Wait until every node listens and every broker is registered with its cluster.
+    ``nodes``: (name, address, port, broker id or None for a controller). ``why_not(name)``
+    explains a node that will never come (e.g. its process died: the log tail) and stops the
+    wait early. Returns the seconds waited; TimeoutError says which nodes are missing."""
+    t0 = time.monotonic()
+    bootstrap = ",".join(f"{a}:{p}" for _n, a, p, b in nodes if b is not None)
+    delay = 0.2
+    while True:
+        waiting = [n for n in nodes if not port_open(n[1], n[2], 0.5)]
+        brokers = {b for _n, _a, _p, b in nodes if b is not None}
+        if not waiting and brokers:
+            missing = brokers - registered_brokers(bootstrap, timeout=3)
+            waiting = [n for n in nodes if n[3] in missing]
+        if not waiting:
+            return time.monotonic() - t0
+        if why_not:
+            for n in waiting:
+                reason = why_not(n[0])
+                if reason:
+                    raise RuntimeError(f"{n[0]} will not serve: {reason}")
+        if time.monotonic() - t0 > timeout:
+            raise TimeoutError(f"not serving after {timeout:.0f}s: " + ", ".join(
+                f"{n[0]} ({n[1]}:{n[2]})" for n in waiting))
+        time.sleep(delay)
+        delay = min(delay * 1.5, 2.0)

@@ -11,16 +11,22 @@ extension for moto"):
 * file systems report ``Lifecycle`` (CREATING for a few seconds, then AVAILABLE, as the TR's
   "wait until AVAILABLE" step expects), ONTAP endpoints pointing at the lab's ONTAP stand-in,
   and never echo ``FsxAdminPassword`` (moto does; AWS does not);
-* CreateStorageVirtualMachine / DescribeStorageVirtualMachines / UpdateFileSystem are added.
+* CreateStorageVirtualMachine / DescribeStorageVirtualMachines / UpdateFileSystem are added;
+* requests must be signed (SigV4) with the access key the stand-in makes at start-up (moto's
+  IAM access control, on from the first request): an unsigned or wrongly signed request is
+  refused as AWS refuses it, so only a holder of the lab's key can create a file system (and
+  with it set the ONTAP stand-in's fsxadmin password).
 
-The real ``aws`` CLI reaches it through ``AWS_ENDPOINT_URL`` (see :func:`client_env`), so the
-TR's commands run unchanged.
+The real ``aws`` CLI reaches it through ``AWS_ENDPOINT_URL``, so the TR's commands run
+unchanged. In the lab it runs on its own host (`python -m tr4947.lab.fsx --listen ...`); the
+key lands in ``<state root>/control/aws-credentials.json`` (0600) for the control node.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
 import json
+import os
 import re
 import signal
 import sys
@@ -32,9 +38,11 @@ from pathlib import Path
 from typing import Any
 
 CREATE_SECONDS = 3.0          # how long a new file system stays CREATING
-LAB_MGMT_ADDRESS = "127.0.10.1"
-#: Data LIF address of the n-th SVM created through the FSx API (127.0.10.21, .22, ...).
-SVM_LIF_BASE = "127.0.10.2"
+#: The storage stand-in's management address: the file systems' management endpoint. The
+#: n-th SVM created through the FSx API gets data LIF <first three octets>.2<n> (the storage
+#: host answers for its whole /24).
+LAB_MGMT_ADDRESS = "198.18.10.1"
+CREDENTIALS = Path("control") / "aws-credentials.json"
 
 #: The lab ONTAP stand-in behind the file systems (its state root), when linked by serve():
 #: the FsxAdminPassword becomes fsxadmin's login there and SVMs become real SVMs.
@@ -233,7 +241,7 @@ def install() -> None:
         if any(s["Name"] == name and s["FileSystemId"] == fs.file_system_id for s in _svms.values()):
             raise BadRequest(f"A storage virtual machine named '{name}' already exists.")
         svm_id = f"svm-{uuid.uuid4().hex[:17]}"
-        lif_address = f"{SVM_LIF_BASE}{len(_svms) + 1}"
+        lif_address = f"{LAB_MGMT_ADDRESS.rsplit('.', 1)[0]}.2{len(_svms) + 1}"
         if _ontap_root is not None:
             from .ontap import bootstrap, state
             with state.transaction(_ontap_root) as cluster:
@@ -296,39 +304,82 @@ def install() -> None:
 
 
 # --- server ----------------------------------------------------------------------------
-def client_env(endpoint: str) -> dict[str, str]:
-    """Environment for the real aws CLI / boto3 to talk to the lab server, nothing else."""
-    return {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "lab", "AWS_SECRET_ACCESS_KEY": "lab",
-            "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
-            "AWS_PAGER": ""}
+def _lab_user() -> dict[str, str]:
+    """An IAM user with an access key, allowed every FSx action, in moto's IAM backend: the
+    only identity whose signed requests the stand-in accepts."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.iam.models import iam_backends
+    iam = iam_backends[DEFAULT_ACCOUNT_ID]["aws"]
+    iam.create_user("us-east-1", "tr4947-lab")
+    iam.put_user_policy("tr4947-lab", "fsx", json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "fsx:*", "Resource": "*"}]}))
+    key = iam.create_access_key("tr4947-lab")
+    return {"AWS_ACCESS_KEY_ID": key.access_key_id,
+            "AWS_SECRET_ACCESS_KEY": key.secret_access_key}
 
 
-def serve(host: str, port: int, ontap_root: Path | None = None):
-    """Start moto's threaded server with the extension; returns it (call .stop()).
-    With ``ontap_root`` (the lab state root) the file systems are backed by the lab's ONTAP
-    stand-in: fsxadmin's password and the SVMs land there."""
+def write_credentials(root: Path, creds: dict[str, str]) -> Path:
+    f = Path(root) / CREDENTIALS
+    f.parent.mkdir(parents=True, exist_ok=True)
+    tmp = f.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(creds, out)
+    os.replace(tmp, f)
+    return f
+
+
+def client_env(endpoint: str, root: Path) -> dict[str, str]:
+    """Environment for the real aws CLI / boto3 to talk to the lab stand-in, nothing else."""
+    creds = json.loads((Path(root) / CREDENTIALS).read_text())
+    return {"AWS_ENDPOINT_URL": endpoint, **creds, "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_EC2_METADATA_DISABLED": "true", "AWS_PAGER": ""}
+
+
+def serve(host: str, port: int, ontap_root: Path | None = None, auth: bool = True):
+    """Start moto's threaded server with the extension; returns (server, credentials); call
+    server.stop(). With ``ontap_root`` (the lab state root) the file systems are backed by the
+    lab's ONTAP stand-in: fsxadmin's password and the SVMs land there. With ``auth`` every
+    request must be signed with the returned credentials."""
     global _ontap_root
     import logging
+    from moto import settings
     from moto.server import ThreadedMotoServer
     install()
     # One access-log line per request would land in notebook output (volatile timestamps).
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     _ontap_root = Path(ontap_root) if ontap_root else None
+    creds = _lab_user()
+    if auth:
+        settings.INITIAL_NO_AUTH_ACTION_COUNT = 0
     server = ThreadedMotoServer(ip_address=host, port=port, verbose=False)
     server.start()
-    return server
+    return server, creds
 
 
 def main(argv=None) -> int:
+    global LAB_MGMT_ADDRESS
+    import ipaddress
     ap = argparse.ArgumentParser(prog="python -m tr4947.lab.fsx",
                                  description="FSx for ONTAP lab stand-in (moto + extension)")
-    ap.add_argument("--listen", default="127.0.10.50:5050", metavar="ADDR:PORT")
+    ap.add_argument("--listen", default="198.18.20.1:80", metavar="ADDR:PORT")
+    ap.add_argument("--state-root", type=Path, required=True,
+                    help="the lab state dir: the ONTAP stand-in behind the file systems, and "
+                         "where the access key is written (control/aws-credentials.json)")
+    ap.add_argument("--management", default=LAB_MGMT_ADDRESS,
+                    help="the ONTAP stand-in's management address (the file systems' endpoint)")
     args = ap.parse_args(argv)
     host, _, port = args.listen.rpartition(":")
-    if not host.startswith("127."):
-        ap.error(f"--listen {args.listen}: the lab listens on loopback addresses only")
-    server = serve(host, int(port))
-    print(f"FSx stand-in (moto + tr4947 extension) on http://{args.listen}", file=sys.stderr, flush=True)
+    addr = ipaddress.ip_address(host)
+    if not (addr.is_loopback or addr in ipaddress.ip_network("198.18.0.0/15")):
+        ap.error(f"--listen {args.listen}: the lab listens on its own network "
+                 "(198.18.0.0/15) or loopback only")
+    LAB_MGMT_ADDRESS = args.management
+    server, creds = serve(host, int(port), ontap_root=args.state_root)
+    write_credentials(args.state_root, creds)
+    print(f"FSx stand-in (moto + tr4947 extension) on http://{args.listen}, signed requests "
+          "only", file=sys.stderr, flush=True)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

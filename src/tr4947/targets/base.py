@@ -1,20 +1,32 @@
-"""The Target API notebooks use to run the TR's procedures.
+"""The Target API: the one door through which notebooks and procedures reach a target.
 
-A Target is one Ansible inventory (playbook/inventory/<name>/). ``run`` executes a command on
-a host or on every host of a group; ``run_snippet`` executes a file from snippets/:
+A Target is one Ansible inventory (playbook/inventory/<name>/). Every kind of target is
+reached the same way: shell commands and file placement on Linux hosts over SSH, the ONTAP
+clustershell over SSH, the ONTAP REST API over HTTPS, the AWS CLI on an admin host. Only
+bring-up and tear-down differ (the lab target builds its hosts first: targets/lab.py).
 
-* ``.sh``   runs in bash on the host (vars are Jinja-substituted and exported as env vars);
-* ``.ontap`` runs through the ONTAP clustershell over SSH, one command per line
-  (``#`` comments and blank lines skipped, a trailing ``\\`` continues a line);
+``run`` executes a command on a host or on every host of a group; ``run_snippet`` executes a
+file from snippets/:
+
+* ``.sh``   runs in the host's shell (vars are Jinja-substituted and exported as env vars);
+* ``.ontap`` runs through the ONTAP clustershell, one command per line (``#`` comments and
+  blank lines skipped, a trailing ``\\`` continues a line);
 * ``.json`` / ``.yaml`` / ``.yml`` / ``.properties`` / anything else is a file to place on the
   host at ``dest`` (default ``/tmp/<file name>``).
 
-Safety: a call that changes state (``changes_state=True``) on a real target runs only when
-the Target was opened with ``confirm=True``; otherwise it returns a planned Result
-(``exit_code None``, stdout ``DRY RUN: would run ...``) and prints the plan. A read-only
-call that reads what an earlier step made (``needs=`` that step's Result) is planned too when
-that step was only planned (``DRY RUN: would read ...``): there is nothing to read yet, and a
-dry run contacts nothing. The lab always runs (it is built to be destroyed).
+Commands on a host run in its ``kafka_home`` when the inventory gives one (the TR's commands
+say ``bin/kafka-topics.sh``). Environment values reach the command as ``export`` lines, which
+the host logs with the command; a secret (by its name or because it was registered with
+tr4947.secrets) is instead read from stdin (``read -r NAME``), so it never appears in a
+command line, a process list or a host's log.
+
+Safety (default-deny): a step runs only if it is declared read-only (``read_only=True``) or
+the Target was opened with ``confirm=True``. Anything else, file placement included, returns
+a planned Result (``exit_code None``, stdout ``DRY RUN: would run ...``) and prints the plan.
+A read-only clustershell step is checked: a line that is not a read (``show``, ``version``,
+``set``) is a programming error. A read that needs what an earlier step made (``needs=``
+that step's Result) is planned too when that step was only planned: there is nothing to
+read yet, and a dry run contacts nothing it need not.
 
 Lab values in snippets: a snippet shows the lab's SVM name and data LIF addresses, as the
 guide prints them. On another target ``lab_values()`` maps them to the target's own (from its
@@ -26,15 +38,13 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import shlex
-import time
-from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .. import paths
+from .. import paths, secrets
 from ..inventory import Host, Inventory
-from ..runbook import secrets
+from ..transports import ssh
 
 DEFAULT_TIMEOUT = 600.0
 ONTAP_GROUP = "ontap"
@@ -82,6 +92,10 @@ class ResultSet(list):
     def ok(self) -> bool:
         return all(r.ok for r in self)
 
+    @property
+    def planned(self) -> bool:
+        return any(r.planned for r in self)
+
     def check(self) -> "ResultSet":
         for r in self:
             r.check()
@@ -116,12 +130,26 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def render_vars(text: str, variables: Mapping[str, object]) -> str:
-    """Jinja-substitute ``{{ name }}`` (undefined names are an error, not an empty string)."""
+def _ontap_word(v: object) -> str:
+    """A value for a clustershell line: one word of ONTAP name characters, or refused (the
+    clustershell splits on spaces and ';' ends a command)."""
+    s = str(v)
+    if not re.fullmatch(r"[\w.:/@*!-]+", s):
+        raise ValueError(f"{s!r} cannot go into a clustershell command: give a value of "
+                         "letters, digits and . _ : / - only")
+    return s
+
+
+def render_vars(text: str, variables: Mapping[str, object], kind: str = "") -> str:
+    """Jinja-substitute ``{{ name }}`` (undefined names are an error, not an empty string).
+    What goes in must stay one word of the language it lands in: shell-quoted in a ``.sh``
+    snippet, checked for a clustershell (``.ontap``) line; files to place get it as is."""
     if "{{" not in text and "{%" not in text:
         return text
     import jinja2
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    finalize = {".sh": lambda v: shlex.quote(str(v)), ".ontap": _ontap_word}.get(kind)
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             finalize=finalize)
     try:
         return env.from_string(text).render(**variables)
     except jinja2.UndefinedError as exc:
@@ -130,8 +158,8 @@ def render_vars(text: str, variables: Mapping[str, object]) -> str:
 
 
 def replace_values(text: str, values: Mapping[str, str] | None) -> str:
-    """``text`` with each whole value in ``values`` replaced (``127.0.10.1`` does not touch
-    ``127.0.10.11``, ``svm_kafka`` does not touch ``svm_kafka2``)."""
+    """``text`` with each whole value in ``values`` replaced (``198.18.10.1`` does not touch
+    ``198.18.10.11``, ``svm_kafka`` does not touch ``svm_kafka2``)."""
     values = {k: v for k, v in (values or {}).items() if k != v}
     if not values:
         return text
@@ -141,11 +169,12 @@ def replace_values(text: str, values: Mapping[str, str] | None) -> str:
 
 
 def plain_path(path: str, what: str) -> str:
-    """``path`` if it is absolute and made of letters, digits, '.', '_', '-' and '/' only: it
-    goes into a shell command unquoted, and a lab host's path mapping must recognise it."""
-    if not re.fullmatch(r"/[\w./-]+", path):
+    """``path`` if it is absolute and made of letters, digits, '.', '_', '-' and '/' only,
+    without '..': it names a file on a host in a command, so nothing in it may be read by
+    the shell as anything but a path."""
+    if not re.fullmatch(r"/[\w./-]+", path) or ".." in path.split("/"):
         raise ValueError(f"{what} path {path!r}: give an absolute path of letters, digits, "
-                         "'.', '_', '-' and '/'")
+                         "'.', '_', '-' and '/' (no '..')")
     return path
 
 
@@ -156,6 +185,9 @@ def with_env(script: str, env: Mapping[str, str]) -> str:
     used = [k for k in env if re.search(rf"\$\{{?{re.escape(k)}\b", script)]
     head = "".join(f"export {k}={shlex.quote(str(env[k]))}\n" for k in used)
     return head + script
+
+
+from .kafka import KafkaOperations  # noqa: E402 - it needs Result & co. defined above
 
 
 def ontap_lines(text: str) -> list[str]:
@@ -177,8 +209,22 @@ def ontap_lines(text: str) -> list[str]:
     return lines
 
 
-class Target(ABC):
-    """Where procedures run. Subclasses implement _shell, _ontap and _put."""
+def ontap_reads_only(line: str) -> bool:
+    """True for clustershell commands that only read: ``... show``/``show-*``, ``version``,
+    and ``set`` (the session's privilege and confirmations, nothing on the cluster)."""
+    words = []
+    for w in line.split(";")[0].split():
+        if w.startswith("-") or "=" in w:
+            break
+        words.append(w.lower())
+    if not words:
+        return True
+    return words[-1].startswith("show") or words in (["version"], ["set"], ["rows"]) or \
+        words[0] == "set" or words[0] == "rows"
+
+
+class Target(KafkaOperations):
+    """Where procedures run: hosts from an inventory, reached over SSH and REST."""
 
     kind = "real"
 
@@ -188,10 +234,14 @@ class Target(ABC):
         self.confirm = confirm
         self.echo = echo
         self._passwords: dict[str, str] = {}     # host name -> login found by a step (reach)
+        self._pool = ssh.Pool()
 
-    # --- public API ---------------------------------------------------------------------
+    # --- hosts ------------------------------------------------------------------------------
     def hosts(self, pattern: str) -> list[Host]:
         return self.inventory.select(pattern)
+
+    def host(self, name: str) -> Host:
+        return self.inventory.host(name)
 
     def is_ontap(self, host: Host) -> bool:
         return ONTAP_GROUP in host.groups
@@ -200,18 +250,13 @@ class Target(ABC):
         """From now on reach ``host`` at ``address`` and log in with ``password``: values an
         earlier step found rather than ones written in the inventory (FSx: the management
         address describe-file-systems reports, the fsxadmin password FSX-1 set). Only this
-        Target's copy of the inventory changes, not the file (Ansible plays read the file);
-        the lab logs in to its ONTAP stand-in with its own credentials."""
+        Target's copy of the inventory changes, not the file (Ansible plays read the file)."""
         h = self.inventory.host(host)
         if address:
             h.vars["ansible_host"] = address
         if password:
             secrets.register(password)
             self._passwords[h.name] = password
-        self._forget(h)
-
-    def _forget(self, host: Host) -> None:
-        """Drop what is cached for a host whose address or login changed."""
 
     def lab_values(self) -> dict[str, str]:
         """The lab's values that snippets show -> this target's, from the inventories: the
@@ -227,55 +272,125 @@ class Target(ABC):
             values[theirs["address"]] = ours["address"]
         return values
 
-    def run(self, command: str | list[str], host: str, timeout: float = DEFAULT_TIMEOUT,
-            check: bool = False, env: Mapping[str, str] | None = None,
-            changes_state: bool = False, input: str | None = None,
-            needs: Result | Iterable[Result] | None = None) -> Result | ResultSet:
+    # --- credentials (overridden by the lab target, which knows its own) ----------------------
+    def ontap_password(self, host: Host | None = None) -> str:
+        """The ONTAP login's password: one a step found (reach), else ONTAP_PASSWORD from the
+        environment (or ansible-vault, which puts it there); never from a file of ours."""
+        import os
+        h = host or self.inventory.ontap()
+        pw = self._passwords.get(h.name) or os.environ.get("ONTAP_PASSWORD")
+        if not pw:
+            raise TargetError(h.name, "(login)", None, "",
+                              f"ONTAP_PASSWORD is not set: export the password of "
+                              f"{h.get('ansible_user', 'admin')}@{h.address} (or load it from "
+                              "ansible-vault) first")
+        secrets.register(pw)
+        return pw
+
+    def ontap_ca_bundle(self) -> str | bool:
+        """What to verify the ONTAP REST certificate against: the inventory's ontap_ca_bundle,
+        else the system trust store; ``ontap_validate_certs: false`` switches checks off."""
+        h = self.inventory.ontap()
+        ca = h.get("ontap_ca_bundle")
+        if ca:
+            return str(Path(ca).expanduser())
+        return bool(h.get("ontap_validate_certs", True))
+
+    def aws_env(self) -> dict[str, str]:
+        """Environment for the AWS CLI on the admin host: nothing on a real target (the
+        host's own AWS configuration is used); the lab points it at its stand-in."""
+        url = self.inventory.ontap().get("aws_endpoint_url")
+        return {"AWS_ENDPOINT_URL": url} if url else {}
+
+    def ontap_rest(self):
+        """A netapp_ontap HostConnection to the cluster management address (use as a
+        context manager). Reading needs no confirm; changes go through confirmed steps."""
+        from ..transports import ontap_rest
+        h = self.inventory.ontap()
+        return ontap_rest.connection(h.address, int(h.get("ontap_rest_port", 443)),
+                                     h.get("ansible_user", "admin"), self.ontap_password(h),
+                                     self.ontap_ca_bundle())
+
+    # --- bring-up and tear-down (the lab builds; a real target is there already) --------------
+    def provision(self, clusters: Iterable[str] = (), kafka: str = "installed",
+                  fresh: bool = False) -> str:
+        """Make sure the hosts a chapter needs exist. A real target has them: nothing is
+        changed, the answer says so."""
+        return f"target {self.name}: using the systems its inventory describes"
+
+    def release(self) -> str:
+        """Leave the target as the chapter found it (the lab target takes down what it
+        brought up); a real target keeps what the chapter made."""
+        return f"target {self.name}: nothing to release"
+
+    # --- running ------------------------------------------------------------------------------
+    def run(self, command: str | list[str], host: str, *, read_only: bool = False,
+            timeout: float = DEFAULT_TIMEOUT, check: bool = False,
+            env: Mapping[str, str] | None = None, input: str | None = None,
+            needs: Result | Iterable[Result] | None = None,
+            cwd: str | None = None) -> Result | ResultSet:
         """Run a command on a host (a Result) or on every host of a group (a ResultSet).
 
         On an ONTAP host the command is a clustershell command; elsewhere a shell command
-        (a list is quoted for the shell). ``needs``: Results of earlier steps this one reads
-        from; if any of them was only planned, so is this call.
+        (a list is quoted for the shell). ``read_only``: the command changes nothing, so it
+        runs without confirm. ``needs``: Results of earlier steps this one reads from; if
+        any of them was only planned, so is this call.
         """
         cmd = command if isinstance(command, str) else shlex.join(str(c) for c in command)
 
         def step(h: Host) -> Result:
             if self.is_ontap(h):
-                return self._guarded(h, cmd, changes_state,
+                self._check_reads(h, [cmd], read_only)
+                return self._guarded(h, cmd, read_only,
                                      lambda: self._ontap(h, [cmd], timeout), needs)
-            return self._guarded(h, cmd, changes_state,
-                                 lambda: self._shell(h, cmd, timeout, dict(env or {}), input),
+            return self._guarded(h, cmd, read_only,
+                                 lambda: self._shell(h, cmd, timeout, dict(env or {}), input, cwd),
                                  needs)
         return self._per_host(host, step, check)
 
-    def run_snippet(self, path: str | Path, host: str, *, timeout: float = DEFAULT_TIMEOUT,
-                    check: bool = False, changes_state: bool = False, dest: str | None = None,
-                    env: Mapping[str, str] | None = None,
+    def run_snippet(self, path: str | Path, host: str, *, read_only: bool = False,
+                    timeout: float = DEFAULT_TIMEOUT, check: bool = False,
+                    dest: str | None = None, env: Mapping[str, str] | None = None,
                     needs: Result | Iterable[Result] | None = None,
                     replace: Mapping[str, str] | None = None,
                     **variables) -> Result | ResultSet:
         """Execute (or place) a snippet file on a host or group; see the module doc.
         ``replace``: values the snippet shows -> the ones to run with (see lab_values)."""
-        p = _snippet(path)
-        text = replace_values(render_vars(p.read_text(), variables), replace)
+        p = snippet_path(path)
+        text = replace_values(render_vars(p.read_text(), variables, p.suffix), replace)
 
         def step(h: Host) -> Result:
             if p.suffix == ".ontap":
                 lines = ontap_lines(text)
-                return self._guarded(h, "\n".join(lines), changes_state,
+                self._check_reads(h, lines, read_only)
+                return self._guarded(h, "\n".join(lines), read_only,
                                      lambda: self._ontap(h, lines, timeout), needs)
             if p.suffix == ".sh":
                 e = {**{k: str(v) for k, v in variables.items()}, **dict(env or {})}
                 label = with_env(text.strip(), e)
-                r = self._guarded(h, label, changes_state,
-                                  lambda: self._shell(h, text, timeout, e, None), needs)
+                r = self._guarded(h, label, read_only,
+                                  lambda: self._shell(h, text, timeout, e, None, None), needs)
                 r.command = label
                 return r
             target_path = dest or f"/tmp/{p.name}"
             label = f"cat > {target_path} <<'EOF'\n{text.rstrip()}\nEOF"
-            return self._guarded(h, label, changes_state,
+            return self._guarded(h, label, False,
                                  lambda: self._put(h, target_path, text), needs)
         return self._per_host(host, step, check)
+
+    def put(self, host: str, dest: str, content: str, *, check: bool = True,
+            needs: Result | Iterable[Result] | None = None) -> Result | ResultSet:
+        """Place a file on a host or group (a state change: planned without confirm)."""
+        dest = plain_path(dest, "destination")
+        label = f"cat > {dest} <<'EOF'\n{content.rstrip()}\nEOF"
+        return self._per_host(host, lambda h: self._guarded(
+            h, label, False, lambda: self._put(h, dest, content), needs), check)
+
+    def read_file(self, host: str, path: str, *, check: bool = True,
+                  needs: Result | Iterable[Result] | None = None) -> Result | ResultSet:
+        """A file's content (read-only)."""
+        return self.run(["cat", plain_path(path, "file")], host, read_only=True, check=check,
+                        needs=needs)
 
     def add_fstab_lines(self, path: str | Path, host: str, *,
                         servers: Mapping[str, str] | str | None = None,
@@ -287,22 +402,24 @@ class Target(ABC):
         changes, and the file is copied to ``backup`` (default ``<fstab>.tr4947.bak``) before
         it changes (tr4947.targets.fstab). ``servers``: the NFS server each line shows -> this
         target's (a mapping such as lab_values(), or one address for every line).
-        Always a state change: planned on a real target without confirm."""
+        Always a state change: planned without confirm."""
         from . import fstab as fs
-        text = fs.with_servers(_snippet(path).read_text(), servers)
+        text = fs.with_servers(snippet_path(path).read_text(), servers)
         lines = "\n".join(fs.entries(text))
-        if self.kind != "lab" and fs.lab_servers(lines):
+        own = {lif["address"] for lif in self.inventory.ontap().get("ontap_data_lifs") or []}
+        stray = fs.lab_servers(lines, own)
+        if stray:
             raise ValueError(
-                f"{Path(path).name}: NFS server(s) {', '.join(fs.lab_servers(lines))} are lab "
+                f"{Path(path).name}: NFS server(s) {', '.join(stray)} are lab "
                 f"addresses and target {self.name!r} has no address for them; give one with "
                 "servers= (the inventory's ontap_data_lifs feed lab_values())")
-        script = fs.add_script(fstab, backup)
+        script = fs.add_script(plain_path(fstab, "fstab"), backup and plain_path(backup, "backup"))
         env = {fs.LINES_VAR: lines}
         label = f"export {fs.LINES_VAR}={shlex.quote(lines)}\n{script.strip()}"
 
         def step(h: Host) -> Result:
-            r = self._guarded(h, label, True,
-                              lambda: self._shell(h, script, timeout, dict(env), None), needs)
+            r = self._guarded(h, label, False,
+                              lambda: self._shell(h, script, timeout, dict(env), None, None), needs)
             r.command = label
             return r
         return self._per_host(host, step, check)
@@ -316,21 +433,20 @@ class Target(ABC):
         broker's identity (``keep``, default broker_config.IDENTITY: ids, listeners,
         controllers or ZooKeeper) stays its own, every other setting of the snippet is set,
         and the file is copied to ``backup`` (default ``<dest>.tr4947.bak``) before it
-        changes. A host without the file gets the snippet as it is (the lab's brokers: the
-        snippet shows a lab broker). Always a state change: planned on a real target
-        without confirm."""
+        changes. A host without the file gets the snippet as it is. Always a state change:
+        planned without confirm."""
         from .. import broker_config
         keep = broker_config.IDENTITY if keep is None else keep
         dest = plain_path(dest, "properties")
         backup = plain_path(backup or dest + BACKUP_SUFFIX, "backup")
-        text = _snippet(path).read_text()
+        text = snippet_path(path).read_text()
         wanted = broker_config.settings(text, keep)
         label = (f"# set in {dest} (the file is copied to {backup} first; the host's own "
                  f"{', '.join(k for k in keep if k in broker_config.keys(text))} stay):\n"
                  + "\n".join(f"{k}={v}" for k, v in wanted.items()))
 
         def apply(h: Host) -> Result:
-            cur = self._shell(h, f"cat {dest}", timeout, {}, None)
+            cur = self._shell(h, f"cat {dest}", timeout, {}, None, None)
             existing = cur.stdout if cur.exit_code == 0 else ""
             merged = broker_config.onto(existing, text, keep)
             if existing and merged == existing:
@@ -338,7 +454,7 @@ class Target(ABC):
                 cur.command = label
                 return cur
             if existing:
-                saved = self._shell(h, f"cp -p {dest} {backup}", timeout, {}, None)
+                saved = self._shell(h, f"cp -p {dest} {backup}", timeout, {}, None, None)
                 if saved.exit_code != 0:
                     return saved
             r = self._put(h, dest, merged)
@@ -349,7 +465,7 @@ class Target(ABC):
             return r
 
         return self._per_host(
-            host, lambda h: self._guarded(h, label, True, lambda: apply(h), needs), check)
+            host, lambda h: self._guarded(h, label, False, lambda: apply(h), needs), check)
 
     def _per_host(self, host: str, step, check: bool) -> Result | ResultSet:
         """``step(h)`` on the host ``host`` names (a Result) or on every host of that group
@@ -362,10 +478,17 @@ class Target(ABC):
             results.append(r)
         return results if host in self.inventory.groups else results[0]
 
-    # --- dry-run guard ------------------------------------------------------------------
-    def _guarded(self, host: Host, label: str, changes_state: bool, action,
+    # --- the dry-run guard ------------------------------------------------------------------------
+    def _check_reads(self, host: Host, lines: list[str], read_only: bool) -> None:
+        if read_only:
+            bad = [line for line in lines if not ontap_reads_only(line)]
+            if bad:
+                raise ValueError(f"declared read-only, but {bad[0]!r} changes {host.name}: "
+                                 "drop read_only=True (it then needs confirm=True)")
+
+    def _guarded(self, host: Host, label: str, read_only: bool, action,
                  needs: Result | Iterable[Result] | None = None) -> Result:
-        if changes_state and self.kind != "lab" and not self.confirm:
+        if not read_only and not self.confirm:
             plan = f"DRY RUN: would run on {host.name} ({host.address}):\n{label}"
         elif _any_planned(needs):
             plan = (f"DRY RUN: would read on {host.name} ({host.address}), once the planned "
@@ -378,19 +501,55 @@ class Target(ABC):
             print(plan, flush=True)
         return Result(host.name, label, None, plan, "", 0.0, now_iso(), planned=True)
 
-    # --- to implement -------------------------------------------------------------------
-    @abstractmethod
-    def _shell(self, host: Host, command: str, timeout: float, env: dict[str, str],
-               input: str | None) -> Result: ...
+    # --- the transports ---------------------------------------------------------------------------
+    def _endpoint(self, h: Host, password: str | None = None) -> ssh.Endpoint:
+        return ssh.Endpoint.of(h, password)
 
-    @abstractmethod
-    def _ontap(self, host: Host, lines: list[str], timeout: float) -> Result: ...
+    def _shell(self, h: Host, command: str, timeout: float, env: dict[str, str],
+               input: str | None, cwd: str | None) -> Result:
+        started = now_iso()
+        wd = cwd or h.get("kafka_home")
+        head, feed = [], []
+        for k, v in env.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
+                raise ValueError(f"environment variable name {k!r} is not a shell name")
+            if secrets.is_secret(k, str(v)):
+                # From stdin, never on the command line (ps, the host's command log).
+                head.append(f"IFS= read -r {k}; export {k}")
+                feed.append(str(v))
+            else:
+                head.append(f"export {k}={shlex.quote(str(v))}")
+        if wd:
+            head.insert(0, f"cd {shlex.quote(wd)}")
+        full = "\n".join(head + [command])
+        stdin = "".join(f"{v}\n" for v in feed) + (input or "") if feed or input is not None \
+            else None
+        c = self._pool.run(self._endpoint(h), full, stdin, timeout)
+        return Result(h.name, command, c.exit_code, secrets.redact(c.stdout),
+                      secrets.redact(c.stderr), c.seconds, started, timed_out=c.timed_out)
 
-    @abstractmethod
-    def _put(self, host: Host, dest: str, content: str) -> Result: ...
+    def _ontap(self, h: Host, lines: list[str], timeout: float) -> Result:
+        started = now_iso()
+        try:
+            ep = self._endpoint(h, self.ontap_password(h))
+        except TargetError as exc:
+            return Result(h.name, "\n".join(lines), 255, "", str(exc).split("\n")[0], 0.0,
+                          started)
+        c = ssh.clustershell(ep, lines, timeout, h.get("ontap_cluster_name", h.name))
+        return Result(h.name, "\n".join(lines), c.exit_code, c.stdout, c.stderr, c.seconds,
+                      started, timed_out=c.timed_out)
+
+    def _put(self, h: Host, dest: str, content: str) -> Result:
+        dest = plain_path(dest, "destination")
+        r = self._shell(h, f"mkdir -p {shlex.quote(str(Path(dest).parent))} && "
+                           f"cat > {shlex.quote(dest)}", 120, {}, content, "/")
+        r.command = f"put {dest}"
+        if r.exit_code == 0:
+            r.stdout = f"wrote {dest} ({len(content)} bytes)"
+        return r
 
     def close(self) -> None:
-        pass
+        self._pool.close()
 
     def __enter__(self):
         return self
@@ -399,7 +558,7 @@ class Target(ABC):
         self.close()
 
 
-def _snippet(path: str | Path) -> Path:
+def snippet_path(path: str | Path) -> Path:
     p = Path(path)
     if not p.is_absolute() and not p.exists():
         p = paths.SNIPPETS / p
@@ -415,61 +574,3 @@ def _any_planned(needs: Result | Iterable[Result] | None) -> bool:
     # A ResultSet (one Result per host) counts by its members.
     flat = [x for i in items for x in (i if isinstance(i, list) else [i])]
     return any(r.planned for r in flat)
-
-
-# --- running a local process with a hard timeout (used by the lab target) ---------------
-def run_local(argv: list[str], *, host: str, label: str, timeout: float, env: dict | None,
-              cwd: str | Path | None = None, input: str | None = None) -> Result:
-    """Run a process in its own process group; on timeout kill the whole group (a shell's
-    children, e.g. a Kafka tool's JVM, must not outlive the step)."""
-    import os
-    import signal
-    import subprocess
-
-    started, t0 = now_iso(), time.monotonic()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                            env=env, cwd=cwd, text=True, errors="replace",
-                            start_new_session=True)
-    timed_out = False
-    try:
-        out, err = proc.communicate(input=input, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
-            try:
-                os.killpg(proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                proc.wait(grace)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        # Remaining group members (the shell may have exited first) get SIGKILL too.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate()
-    except BaseException:
-        # Ctrl-C in a notebook: the step's processes go with it.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
-        raise
-    return Result(host, label, None if timed_out else proc.returncode, out or "", err or "",
-                  time.monotonic() - t0, started, timed_out=timed_out)
-
-
-_ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-def strip_ansi(text: str) -> str:
-    return _ansi.sub("", text)
-
-
-def iter_hosts(hosts: Iterable[Host]) -> list[str]:
-    return [h.name for h in hosts]

@@ -12,8 +12,8 @@ lab's NFS server addresses. On a target, each line's server is replaced by the t
 * otherwise the file is first copied to the backup (``cp -p``), then the missing lines are
   appended at its end; nothing else in the file changes.
 
-The lines reach the script in the environment variable FSTAB_LINES, so a lab host's path
-mapping (which rewrites paths in the command text) never touches them.
+The lines reach the script in the environment variable FSTAB_LINES, so no shell ever reads
+them as code.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from typing import Mapping
 from .base import BACKUP_SUFFIX, plain_path
 
 FSTAB = "/etc/fstab"
+LAB_RANGE = ipaddress.ip_network("198.18.0.0/15")
 LINES_VAR = "FSTAB_LINES"
 
 ADD_SCRIPT = r"""# Add the lines in $FSTAB_LINES to {fstab}: a line already there is not added twice and
@@ -94,17 +95,20 @@ def with_servers(text: str, servers: Mapping[str, str] | str | None) -> str:
     return "".join(out)
 
 
-def lab_servers(text: str) -> list[str]:
-    """Servers of the mount lines that are loopback addresses: lab addresses, which must
-    never go into a real host's fstab."""
+def lab_servers(text: str, own: set[str] = frozenset()) -> list[str]:
+    """Servers of the mount lines that are lab addresses (the lab network, 198.18.0.0/15, or
+    loopback) and not among ``own`` (the target's own data LIFs): an address from the
+    guide's snippets, which must never go into another system's fstab."""
     found = []
     for line in entries(text):
         s = server(line)
         try:
-            if s and ipaddress.ip_address(s.strip("[]")).is_loopback and s not in found:
-                found.append(s)
+            a = ipaddress.ip_address(s.strip("[]")) if s else None
         except ValueError:
             continue
+        if a is not None and (a.is_loopback or a in LAB_RANGE) and s not in own \
+                and s not in found:
+            found.append(s)
     return found
 
 

@@ -1,155 +1,124 @@
-"""LabTarget: the TR's commands, run as written, on the embedded lab.
+"""The lab target: the embedded lab, reached exactly as a real site is.
 
-A lab host is a loopback address plus a root directory, LAB_STATE/hosts/<host>/, that stands
-for its file system. Commands run locally in bash with:
+A LabTarget is a Target (SSH to every host, the clustershell over SSH, REST, the AWS CLI on
+the client) whose inventory says ``target_kind: lab``. What it adds is what only a lab can
+do: build its hosts before a chapter (``provision``) and take down what it built
+(``release``), through the lab's public API (tr4947.lab.Lab). Its credentials come from the
+lab too: the SSH key and known_hosts the lab generated, the ONTAP stand-in's password, the
+REST certificate, the AWS stand-in's access key.
 
-* cwd and HOME at the host root, so ``bin/kafka-topics.sh`` works (bin/ holds wrappers that
-  call the same Java classes as Kafka's scripts; Confluent's names without .sh too);
-* PATH prefixed with LAB_STATE/bin: Kafka's tools and the lab's mount/umount/df shims, so
-  ``mount -t nfs 127.0.10.11:/kafka_fg_vol01 /demo`` mounts the lab volume;
-* KAFKA_HOME at the host root, LAB_HOST / LAB_HOST_ADDRESS for scripts that need them;
-* absolute paths in the host's own top-level directories (``/demo``, ``/tmp``, ``/mnt``,
-  ``/var``...) mapped to the host root in the command, and back in the output, so
-  ``ls -la /demo/broker_demo_1`` lists the broker's log dir and prints the TR's paths.
-  System paths (/usr, /bin, /etc, /proc...) are left alone, except the host's own
-  ``/etc/fstab`` (and copies of it such as ``/etc/fstab.tr4947.bak``): every lab host has
-  one, empty until a step adds lines, and the lab's ``mount -a`` reads it.
-
-ONTAP commands go over real SSH to the stand-in with the password from its state dir.
+The lab exists to be changed, so state-changing steps run without ``confirm``; that is why an
+inventory may only call itself a lab when every address in it is on the lab network (or
+loopback): a real system can never be opened this way.
 """
 from __future__ import annotations
 
-import os
-import sys
-import re
-from pathlib import Path
+import ipaddress
+from dataclasses import replace
+from typing import Iterable
 
-from .. import paths
-from ..inventory import Host, Inventory
-from .base import Result, Target, now_iso, run_local
-from .ssh import ontap_run
+from .. import secrets
+from ..inventory import Host, Inventory, InventoryError
+from ..transports import ssh
+from .base import Target
 
-# Top-level directories of a lab host that are the host's own (mapped to the host root).
-# Top-level directories that belong to a lab host (regexes): the TR mounts volumes at
-# /kafka_aggr3_vol1, /kafkafsxN1, /data/..., which must land in the host, never on this machine.
-HOST_DIRS = ("tmp", "demo", "mnt", "var", "opt", "data", "srv", "home", r"kafka\w*")
-# Files under system directories that are the host's own: its fstab (never this machine's).
-HOST_FILES = (r"etc/fstab[\w.-]*",)
+LAB_RANGE = ipaddress.ip_network("198.18.0.0/15")
+
+
+def check_lab_addresses(inv: Inventory) -> None:
+    """``target_kind: lab`` only for an inventory whose every address is the lab's."""
+    bad = []
+    for h in inv.hosts.values():
+        for key in ("ansible_host",):
+            addr = h.get(key)
+            if addr is None:
+                continue
+            try:
+                a = ipaddress.ip_address(str(addr))
+            except ValueError:
+                bad.append(f"{h.name}: {addr} (not an IP address)")
+                continue
+            if not (a in LAB_RANGE or a.is_loopback):
+                bad.append(f"{h.name}: {addr}")
+        for lif in h.get("ontap_data_lifs") or []:
+            try:
+                a = ipaddress.ip_address(str(lif.get("address")))
+                if not (a in LAB_RANGE or a.is_loopback):
+                    bad.append(f"{h.name} LIF {lif.get('name')}: {a}")
+            except ValueError:
+                bad.append(f"{h.name} LIF {lif.get('name')}: {lif.get('address')}")
+    if bad:
+        raise InventoryError(
+            f"inventory {inv.name} says target_kind: lab, but these addresses are not on the "
+            f"lab network ({LAB_RANGE}) or loopback: {'; '.join(bad)}. A lab runs "
+            "state-changing steps without confirm, so a real system must not be described "
+            "as one: remove target_kind: lab (then nothing changes without confirm=True)")
 
 
 class LabTarget(Target):
     kind = "lab"
 
-    def __init__(self, inventory: Inventory, confirm: bool = True, echo: bool = True,
-                 root: Path | None = None):
-        super().__init__(inventory, confirm, echo)
-        self.root = Path(root or paths.LAB_STATE)
+    def __init__(self, inventory: Inventory, echo: bool = True):
+        check_lab_addresses(inventory)
+        super().__init__(inventory, confirm=True, echo=echo)
+        from ..lab import Lab
+        self.lab = Lab(inventory.path, echo=None)
+        self._brought_up = False
 
-    # --- the host's file system ---------------------------------------------------------
-    def host_root(self, host: Host) -> Path:
-        return self.root / "hosts" / host.name
+    # --- credentials from the lab ---------------------------------------------------------------
+    def _creds(self) -> dict:
+        return self.lab.credentials()
 
-    def host_path(self, host: Host | str, path: str) -> Path:
-        """Where an absolute path of a lab host really is."""
-        h = self.inventory.host(host) if isinstance(host, str) else host
-        return self.host_root(h) / path.lstrip("/")
+    def _endpoint(self, h: Host, password: str | None = None) -> ssh.Endpoint:
+        ep = super()._endpoint(h, password)
+        c = self._creds()
+        # The lab's own key and known_hosts (the inventory names the default state dir's).
+        return replace(ep, key_file=None if password else c["ssh_key"],
+                       known_hosts=c["known_hosts"])
 
-    def _map_in(self, host: Host, command: str) -> str:
-        root = str(self.host_root(host))
-        # Not after "host:": that is a path on the NFS server or a remote host
-        # (`mount lif:/kafka_fg_vol01 /demo`, `scp host:/tmp/x`), never a local one.
-        pat = re.compile(r"(?<![\w./~:-])/(" + "|".join(HOST_DIRS + HOST_FILES)
-                         + r")(?=/|\s|$|['\";:,)}])")
-        return pat.sub(lambda m: f"{root}/{m.group(1)}", command)
-
-    def _map_out(self, host: Host, text: str) -> str:
-        return text.replace(str(self.host_root(host)) + "/", "/") if text else text
-
-    def _env(self, host: Host, extra: dict[str, str]) -> dict[str, str]:
-        hr = self.host_root(host)
-        env = dict(os.environ)
-        env.update({
-            # Lab shims first, then this venv's tools (aws, ansible-playbook) as on an admin host.
-            "PATH": f"{self.root / 'bin'}:{Path(sys.executable).parent}:"
-                    f"{env.get('PATH', '/usr/bin:/bin')}",
-            "HOME": str(hr), "KAFKA_HOME": str(hr),
-            "LAB_HOST": host.name, "LAB_HOST_ADDRESS": host.address,
-            "TR4947_LAB_STATE": str(self.root), "TR4947_HOST_ROOT": str(hr),
-            "LOG_DIR": str(hr / "logs"),
-            "SSH_ASKPASS": str(hr / ".ssh" / "askpass"), "SSH_ASKPASS_REQUIRE": "force",
-        })
-        env.update(extra)
-        return env
-
-    def _ssh_client(self, hr: Path) -> None:
-        """~/.ssh on a lab host: the ONTAP stand-in's SSH port for its addresses (so the TR's
-        `ssh fsxadmin@<ip>` runs as written) and an askpass helper that answers the password
-        prompt from $LAB_SSH_PASSWORD (the lab's stand-in for a person typing it)."""
-        ssh = hr / ".ssh"
-        if (ssh / "config").exists():
-            return
-        ssh.mkdir(parents=True, exist_ok=True, mode=0o700)
-        blocks = []
-        for h in self.inventory.hosts.values():
-            if self.is_ontap(h):
-                blocks.append(f"Host {h.address}\n  Port {h.get('ansible_port', 22)}\n")
-        blocks.append("Host *\n  StrictHostKeyChecking accept-new\n"
-                      f"  UserKnownHostsFile {ssh / 'known_hosts'}\n  LogLevel ERROR\n")
-        (ssh / "config").write_text("".join(blocks))
-        askpass = ssh / "askpass"
-        askpass.write_text('#!/bin/sh\nprintf \'%s\\n\' "$LAB_SSH_PASSWORD"\n')
-        askpass.chmod(0o700)
-        # OpenSSH reads ~/.ssh from the passwd entry, not $HOME: a shim points it at the
-        # lab host's own config.
-        shim = self.root / "bin" / "ssh"
-        if not shim.exists():
-            shim.parent.mkdir(parents=True, exist_ok=True)
-            shim.write_text('#!/bin/sh\n# lab shim: the lab host\'s ~/.ssh/config\n'
-                            'exec /usr/bin/ssh -F "$HOME/.ssh/config" "$@"\n')
-            shim.chmod(0o755)
-
-    # --- Target implementation ----------------------------------------------------------
-    def _shell(self, host, command, timeout, env, input):
-        hr = self.host_root(host)
-        if not self.root.is_dir():
-            return Result(host.name, command, 255, "",
-                          f"the lab is not up ({self.root} does not exist): run `tr4947 lab up`",
-                          0.0, now_iso())
-        from ..lab.kafka import prepare_host
-        prepare_host(hr, self.root / "bin")
-        self._ssh_client(hr)
-        (hr / "etc").mkdir(exist_ok=True)
-        (hr / "etc" / "fstab").touch(exist_ok=True)     # as on any Linux host
-        r = run_local(["bash", "-c", self._map_in(host, command)], host=host.name,
-                      label=command, timeout=timeout, env=self._env(host, env), cwd=hr,
-                      input=input)
-        r.stdout, r.stderr = self._map_out(host, r.stdout), self._map_out(host, r.stderr)
-        return r
-
-    def _ontap_password(self, host: Host) -> str:
-        import json
-        from ..runbook import secrets
-        data = json.loads((self.root / "ontap" / "passwords.json").read_text())
-        pw = data.get(host.get("ansible_user", "admin"))
-        if isinstance(pw, dict):
-            pw = pw.get("password")
+    def ontap_password(self, host: Host | None = None) -> str:
+        h = host or self.inventory.ontap()
+        if h.name in self._passwords:
+            return self._passwords[h.name]
+        pw = self._creds()["ontap_passwords"].get(h.get("ansible_user", "admin"))
+        if not pw:
+            return super().ontap_password(h)
         secrets.register(pw)
         return pw
 
-    def _ontap(self, host, lines, timeout):
-        try:
-            pw = self._ontap_password(host)
-        except FileNotFoundError:
-            return Result(host.name, "\n".join(lines), 255, "",
-                          "lab ONTAP is not running: run `tr4947 lab up` first", 0.0, now_iso())
-        return ontap_run(host.address, int(host.get("ansible_port", 22)),
-                         host.get("ansible_user", "admin"), pw, lines, timeout, host.name,
-                         cluster_name=host.get("ontap_cluster_name", host.name))
+    def ontap_ca_bundle(self) -> str:
+        return self._creds()["ontap_ca_bundle"]
 
-    def _put(self, host, dest, content):
-        started = now_iso()
-        f = self.host_path(host, dest)
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_text(content)
-        return Result(host.name, f"put {dest}", 0, f"wrote {dest} ({len(content)} bytes)", "",
-                      0.0, started)
+    def aws_env(self) -> dict[str, str]:
+        env = self._creds()["aws_env"]
+        for k, v in env.items():
+            if secrets.is_secret(k):
+                secrets.register(v)
+        return env
+
+    # --- bring-up and tear-down ---------------------------------------------------------------------
+    def provision(self, clusters: Iterable[str] = (), kafka: str = "installed",
+                  fresh: bool = False) -> str:
+        """Bring up the storage side, the clients and ``clusters``' hosts; with
+        ``kafka="started"`` also their volumes, mounts and Kafka. ``fresh``: a lab already
+        running is taken down first (a chapter that creates volumes needs a clean one)."""
+        was_up = bool(self.lab.running())
+        if fresh and was_up:
+            self.lab.down()
+            was_up = False
+        self._brought_up = self._brought_up or not was_up
+        r = self.lab.up(list(clusters), kafka_state=kafka)
+        self._pool.close()                 # hosts may be new: no stale connections
+        what = ", ".join(r["clusters"]) or "storage and clients only"
+        return (f"lab: {what}; {len(r['hosts'])} host(s) started"
+                + (f", Kafka started on {', '.join(r['kafka_started'])}" if r["kafka_started"]
+                   else "") + f" ({r['seconds']:.0f} s)")
+
+    def release(self) -> str:
+        """Take the lab down if this target brought it up (the chapter found it down)."""
+        self.close()
+        if self._brought_up:
+            self.lab.down()
+            self._brought_up = False
+            return "lab: taken down (the chapter found it down)"
+        return "lab: left running (it was running before the chapter)"

@@ -6,11 +6,12 @@ A run always names one inventory file (ansible-runner would otherwise merge ever
 under ``inventory/``).
 
 Credentials: the ONTAP password reaches the play only as ``ONTAP_PASSWORD`` in the play's
-environment. On the lab it is read from the lab's password file, and the lab's self-signed
-REST certificate is trusted through ``REQUESTS_CA_BUNDLE`` (certificate checks stay on). On
-a real target it must already be in the environment (or come from ansible-vault).
-ansible-runner stores the job's environment in ``artifacts/<ident>/command``; every text
-file of the run's artifacts is scrubbed of the password before this module returns.
+environment, from the Target (the lab's own, or ONTAP_PASSWORD on a real target); the REST
+certificate is trusted through ``REQUESTS_CA_BUNDLE`` (certificate checks stay on).
+ansible-runner writes the job's environment into its artifacts (``command``), so a run's
+artifacts never touch the disk: they live in a private directory in memory (/dev/shm, mode
+0700) that is removed when the run ends, and any left by a killed run are removed before the
+next one starts.
 
 Safety: on a real target without ``confirm`` nothing runs and nothing is contacted; the
 plan (playbook, inventory, ONTAP endpoint, tasks) is returned and printed instead.
@@ -18,14 +19,15 @@ plan (playbook, inventory, ONTAP endpoint, tasks) is returned and printed instea
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..runbook import secrets
+from .. import paths, secrets
 from .base import Target
 
 PRIVATE_DATA_DIR = paths.REPO / "playbook"
@@ -95,20 +97,31 @@ def _project_file(playbook: str) -> Path:
 
 
 def _credentials(target: Target) -> dict[str, str]:
-    """Environment for the play: ONTAP_PASSWORD, and the lab's CA bundle."""
-    ontap = target.inventory.ontap()
-    if target.kind == "lab":
-        from ..lab.ontap import rest
-        pw = target._ontap_password(ontap)           # registered with the redactor
-        return {"ONTAP_PASSWORD": pw, "REQUESTS_CA_BUNDLE": str(rest.cert_file(target.root))}
-    pw = os.environ.get("ONTAP_PASSWORD")
-    if not pw:
-        raise PlaybookError("ONTAP_PASSWORD is not set: export the ONTAP admin password (or "
-                            "load it from ansible-vault) before running against "
-                            f"{target.name}")
-    secrets.register(pw)
-    ca = ontap.get("ontap_ca_bundle")
-    return {"REQUESTS_CA_BUNDLE": str(Path(ca).expanduser())} if ca else {}
+    """Environment for the play: ONTAP_PASSWORD and the CA bundle to trust."""
+    env = {"ONTAP_PASSWORD": target.ontap_password()}       # registered with the redactor
+    ca = target.ontap_ca_bundle()
+    if isinstance(ca, str):
+        env["REQUESTS_CA_BUNDLE"] = ca
+    return env
+
+
+ARTIFACTS_PREFIX = "tr4947-ansible-"
+
+
+def _artifact_root() -> Path:
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+
+
+def _clear_stale_artifacts() -> list[Path]:
+    """Artifacts of runs whose process is gone (a kernel killed mid-run)."""
+    removed = []
+    for d in _artifact_root().glob(ARTIFACTS_PREFIX + "*"):
+        pid = d.name.removeprefix(ARTIFACTS_PREFIX).split("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d)
+    return removed
 
 
 def plan(target: Target, playbook: str) -> str:
@@ -134,29 +147,33 @@ def run(target: Target, playbook: str, *, extravars: dict[str, Any] | None = Non
     """Run ``playbook`` (a file in playbook/project/) against ``target``'s inventory."""
     echo = target.echo if echo is None else echo
     _project_file(playbook)
-    if target.kind != "lab" and not target.confirm:
+    if not target.confirm:
         text = plan(target, playbook)
         if echo:
             print(text, flush=True)
         return PlaybookRun(playbook, target.name, planned=True, plan=text)
 
     import ansible_runner
+    _clear_stale_artifacts()
     env = _credentials(target)
     # The venv's ansible-playbook, whatever PATH the caller (a notebook kernel) has.
     env["PATH"] = f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"
     ident = f"{Path(playbook).stem}-{target.name}-{uuid.uuid4().hex[:8]}"
+    artifacts = Path(tempfile.mkdtemp(prefix=f"{ARTIFACTS_PREFIX}{os.getpid()}-",
+                                      dir=_artifact_root()))
     try:
         r = ansible_runner.run(private_data_dir=str(PRIVATE_DATA_DIR), playbook=playbook,
                                inventory=str(target.inventory.path), envvars=env,
                                extravars=extravars or None, ident=ident, quiet=True,
-                               timeout=timeout, rotate_artifacts=20)
+                               timeout=timeout, artifact_dir=str(artifacts),
+                               suppress_env_files=True)
         events = list(r.events)
         stdout = r.stdout.read() if r.stdout else ""
         out = PlaybookRun(playbook, target.name, planned=False, rc=r.rc, status=r.status,
                           stats=_plain_stats(r.stats), tasks=_task_results(events),
                           stdout=secrets.redact(stdout), ident=ident, events=events)
     finally:
-        _scrub(PRIVATE_DATA_DIR / "artifacts" / ident, env.get("ONTAP_PASSWORD"))
+        shutil.rmtree(artifacts, ignore_errors=True)
     return out
 
 
@@ -189,21 +206,3 @@ def _task_results(events: list[dict]) -> list[TaskResult]:
         out.append(TaskResult(d.get("task", ""), d.get("host", ""), str(item or ""), status,
                               secrets.redact("; ".join(detail))))
     return out
-
-
-def _scrub(artifacts: Path, secret: str | None) -> None:
-    """Mask the password (and any registered secret) in every text file of a run's artifacts."""
-    if not artifacts.is_dir():
-        return
-    if secret:
-        secrets.register(secret)
-    for f in artifacts.rglob("*"):
-        if not f.is_file():
-            continue
-        try:
-            text = f.read_text()
-        except (UnicodeDecodeError, OSError):
-            continue
-        clean = secrets.redact(text)
-        if clean != text:
-            f.write_text(clean)

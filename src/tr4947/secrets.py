@@ -28,6 +28,11 @@ def register(value: str | None) -> None:
         _extra.add(value)
 
 
+def is_secret(name: str, value: str = "") -> bool:
+    """A variable whose name marks it as a secret, or whose value was registered as one."""
+    return bool(SECRET_NAME.search(name)) or (bool(value) and value in _extra)
+
+
 def _known_values() -> list[str]:
     vals = {v for k, v in os.environ.items() if SECRET_NAME.search(k) and len(v) >= 4}
     # Longest first, so a secret that contains another is masked whole.

@@ -1,0 +1,158 @@
+"""What the chapters do to Kafka on any target: start, stop or kill a broker, move a broker's
+address to a standby, wait until brokers serve, read a broker's log.
+
+All of it runs over SSH on the broker hosts, as an operator does it, with commands the
+inventory can change for a site (defaults are Kafka's own scripts, see tr4947.kafka_tools):
+
+    kafka_home           where Kafka is installed (commands run there)        /opt/kafka
+    kafka_start          how to start it                                       bin/kafka-server-start.sh -daemon config/server.properties
+    kafka_stop           how to stop it                                        bin/kafka-server-stop.sh
+    kafka_cluster_id     KRaft: the cluster id storage is formatted with before a start
+    kafka_port           the broker's listener port                            9092
+    kafka_interface      the interface a broker's address lives on             eth0
+    kafka_prefix         that address's prefix length                         24
+
+Whether the broker serves is checked from the control node (its port, then its id in the
+cluster's metadata), like a client would see it.
+"""
+from __future__ import annotations
+
+import shlex
+from typing import Iterable
+
+from .. import kafka_tools
+from ..inventory import Host
+from .base import Result, ResultSet, plain_path
+
+KAFKA_PROCESS = r"kafka\.Kafka"
+
+
+class KafkaOperations:
+    """Mixed into Target: needs run(), hosts(), inventory, confirm, echo."""
+
+    # --- the inventory's view ----------------------------------------------------------------
+    def kafka_hosts(self, group: str, role: str = "broker", standby: bool = False) -> list[Host]:
+        """Hosts of a cluster (or group) with this role ("broker", "controller" or "any");
+        standby brokers only when ``standby``."""
+        return [h for h in self.hosts(group)
+                if (role == "any" or h.get("kafka_role", "broker") == role)
+                and bool(h.get("kafka_standby")) == standby]
+
+    def bootstrap(self, group: str, skip: Iterable[str] = ()) -> str:
+        """host:port list of a cluster's (non-standby) brokers."""
+        return ",".join(f"{h.address}:{h.get('kafka_port', 9092)}"
+                        for h in self.kafka_hosts(group) if h.name not in set(skip))
+
+    def _names(self, hosts: str | Iterable[str]) -> list[str]:
+        if isinstance(hosts, str):
+            return [h.name for h in self.hosts(hosts)]
+        return [self.host(h).name for h in hosts]
+
+    # --- processes ------------------------------------------------------------------------------
+    def kafka_pids(self, host: str) -> list[int]:
+        """The host's Kafka JVM(s), as `pgrep` on the host sees them (read-only)."""
+        r = self.run(f"pgrep -f {shlex.quote(KAFKA_PROCESS)} || true", host, read_only=True,
+                     check=True)
+        return [int(p) for p in r.stdout.split() if p.isdigit()]
+
+    def start_kafka(self, hosts: str | Iterable[str], wait: bool = True,
+                    timeout: float = 240) -> ResultSet:
+        """Start Kafka on each host (controllers first when a group names both), then wait
+        until all of them serve."""
+        names = self._names(hosts)
+        names.sort(key=lambda n: self.host(n).get("kafka_role", "broker") != "controller")
+        out = ResultSet()
+        for n in names:
+            out.append(self.run(kafka_tools.start_command(self.host(n)), n, check=True))
+        if wait and not out.planned:
+            self.wait_serving(names, timeout)
+        return out
+
+    def stop_kafka(self, hosts: str | Iterable[str], kill: bool = False,
+                   timeout: float = 120) -> ResultSet:
+        """Stop Kafka on each host: the inventory's stop command (SIGTERM: a clean
+        shutdown), or ``kill``: SIGKILL, a broker that crashes. Waits until its JVM is gone."""
+        out = ResultSet()
+        names = self._names(hosts)
+        for n in names:
+            h = self.host(n)
+            cmd = (f"pkill -KILL -f {shlex.quote(KAFKA_PROCESS)}" if kill else
+                   f"cd {shlex.quote(h.get('kafka_home', kafka_tools.KAFKA_HOME))} && "
+                   f"{h.get('kafka_stop', kafka_tools.KAFKA_STOP)}")
+            out.append(self.run(cmd, n))
+        if not out.planned:
+            for n in names:
+                kafka_tools.until(lambda n=n: not self.kafka_pids(n), timeout, 0.5,
+                                  f"Kafka on {n} to stop")
+        return out
+
+    def wait_serving(self, hosts: str | Iterable[str], timeout: float = 240) -> float:
+        """Until every host's Kafka listens and every broker is in its cluster's metadata.
+        A node whose JVM died stops the wait with the end of its log."""
+        nodes = []
+        for n in self._names(hosts):
+            h = self.host(n)
+            ctl = h.get("kafka_role") == "controller"
+            port = int(h.get("kafka_controller_port", 9093) if ctl else h.get("kafka_port", 9092))
+            nid = None if ctl else int(h.get("kafka_node_id", 0))
+            nodes.append((n, self._kafka_address(h), port, nid))
+        return kafka_tools.wait_serving(nodes, timeout, why_not=self._why_not)
+
+    def _kafka_address(self, h: Host) -> str:
+        return h.get("kafka_address", h.address)
+
+    def _why_not(self, name: str) -> str:
+        if self.kafka_pids(name):
+            return ""
+        log = self.run("tail -n 25 logs/kafkaServer.out logs/server.log 2>/dev/null", name,
+                       read_only=True).stdout
+        return f"its Kafka process is not running; end of its log:\n{log}"
+
+    # --- the broker's address (REC-2: the standby takes over broker 1's IP) ----------------------
+    def move_address(self, address: str, from_host: str, to_host: str,
+                     timeout: float = 60) -> ResultSet:
+        """Take ``address`` off ``from_host`` (which may be the address we reach it by, so
+        the removal runs detached a moment after the SSH session returns) and put it on
+        ``to_host``, announcing it with gratuitous ARP so peers update their caches."""
+        fh, th = self.host(from_host), self.host(to_host)
+        out = ResultSet()
+        cidr = f"{address}/{fh.get('kafka_prefix', 24)}"
+        dev = fh.get("kafka_interface", "eth0")
+        out.append(self.run(
+            f"nohup sh -c 'sleep 1; ip addr del {cidr} dev {dev}' > /dev/null 2>&1 &", from_host))
+        if not out.planned:
+            self._pool.forget(self._endpoint(fh))
+            kafka_tools.until(lambda: not kafka_tools.port_open(address, 22, 0.5) and
+                              not kafka_tools.port_open(address, int(fh.get("kafka_port", 9092)),
+                                                        0.5), timeout, 0.5,
+                              f"{address} to leave {from_host}")
+        dev = th.get("kafka_interface", "eth0")
+        out.append(self.run(
+            f"ip addr add {address}/{th.get('kafka_prefix', 24)} dev {dev} && "
+            f"arping -q -U -c 2 -I {dev} {address}; ip -brief addr show dev {dev}", to_host,
+            check=True))
+        return out
+
+    # --- reading a broker ---------------------------------------------------------------------
+    def broker_log(self, host: str, pattern: str, lines: int = 20,
+                   needs: Result | None = None) -> Result:
+        """Lines of the broker's server.log matching an extended regex (read-only)."""
+        return self.run(f"grep -E {shlex.quote(pattern)} logs/server.log | tail -n {int(lines)}",
+                        host, read_only=True, needs=needs)
+
+    def du(self, host: str, path: str) -> int:
+        """Bytes allocated under ``path`` on the host (read-only; sparse index files count
+        as what they hold)."""
+        r = self.run(["du", "-s", "-B1", plain_path(path, "du")], host, read_only=True,
+                     check=True)
+        return int(r.stdout.split()[0])
+
+    def copy_file(self, src_host: str, path: str, dst_host: str, dest: str | None = None,
+                  transform=None) -> Result:
+        """Copy a file from one host to another through the control node (``transform``:
+        a function applied to the text on the way)."""
+        src = self.read_file(src_host, path)
+        if src.planned:
+            return src
+        text = transform(src.stdout) if transform else src.stdout
+        return self.put(dst_host, dest or path, text)
