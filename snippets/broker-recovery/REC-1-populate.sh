@@ -1,8 +1,8 @@
 # On a client: the same test topic on both clusters, replicated to all three brokers (so every
 # broker holds all of it), filled with 1 KB records until each broker holds about 110 GB.
 # A consumer group then reads part of it, so the group has committed offsets to look for later.
-: "${DAS:=127.0.3.1:9092,127.0.3.2:9092,127.0.3.3:9092}"
-: "${NFS:=127.0.4.1:9092,127.0.4.2:9092,127.0.4.3:9092}"
+: "${DAS:=198.18.3.1:9092,198.18.3.2:9092,198.18.3.3:9092}"
+: "${NFS:=198.18.4.1:9092,198.18.4.2:9092,198.18.4.3:9092}"
 : "${NUM_RECORDS:=107421875}"     # 110 GB / 1024 bytes
 : "${READ_RECORDS:=1000000}"
 : "${SEGMENT_BYTES:=1073741824}"  # Kafka's default segment size, 1 GiB

@@ -1,3 +1,3 @@
 # The consumer group's committed offsets after the recovery, as the cluster reports them.
-: "${BOOTSTRAP:=127.0.3.2:9092}"
+: "${BOOTSTRAP:=198.18.3.2:9092}"
 bin/kafka-consumer-groups.sh --bootstrap-server "$BOOTSTRAP" --describe --group rec-test-readers

@@ -1,5 +1,5 @@
 # Cluster 2 brokers: a generic export without preserve-unlink, mounted over NFSv3.
-: "${NFS_EXPORT:=127.0.10.12:/generic_nfsv3_vol}"
+: "${NFS_EXPORT:=198.18.10.12:/generic_nfsv3_vol}"
 mkdir -p /demo
 mount -t nfs -o vers=3 "$NFS_EXPORT" /demo
 mount | grep ' /demo '

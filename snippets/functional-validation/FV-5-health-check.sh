@@ -1,6 +1,6 @@
 # Broker 1 of each cluster: does its listener accept a TCP connection?
 # (The TR uses an interactive telnet; this is the same check, non-interactively.)
-: "${BROKERS:=127.0.1.1 127.0.2.1}"
+: "${BROKERS:=198.18.1.1 198.18.2.1}"
 for broker in $BROKERS; do
   if timeout 5 bash -c "exec 3<>/dev/tcp/$broker/9092" 2>/dev/null; then
     echo "$broker:9092 connected"

@@ -1,6 +1,6 @@
 # What producers reach on the same cluster at replication factor 3 (unthrottled, acks=all),
 # to set beside the ceiling the formula gives for its storage.
-: "${BOOTSTRAP:=127.0.4.1:9092,127.0.4.2:9092,127.0.4.3:9092}"
+: "${BOOTSTRAP:=198.18.4.1:9092,198.18.4.2:9092,198.18.4.3:9092}"
 : "${NUM_RECORDS:=3000000}"
 bin/kafka-topics.sh --bootstrap-server "$BOOTSTRAP" --create --if-not-exists --topic siz-1 \
   --partitions 12 --replication-factor 3

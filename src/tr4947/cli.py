@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .usage import Parser
+
 EPILOG = """\
 examples:
   tr4947 lab up                         build the ONTAP stand-in and the functional-validation
@@ -27,25 +29,16 @@ is declared --read-only or --confirm is given.
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as Kafka's tools report them: the problem, the usage, exit code 2."""
-
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n"
-                     f"Run '{self.prog} --help' for examples.\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="tr4947", description="TR-4947 (Apache Kafka on NetApp NFS) as "
+    p = Parser(prog="tr4947", description="TR-4947 (Apache Kafka on NetApp NFS) as "
                 "runbook-as-code: manage the embedded lab and run commands on targets.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=Parser)
     sub.required = True
 
     lab = sub.add_parser("lab", help="build, inspect or tear down the embedded lab",
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    lsub = lab.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    lsub = lab.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
     lsub.required = True
     up = lsub.add_parser("up", help="build the lab's hosts and start Kafka clusters (idempotent)",
                          description="Build the lab from the inventory: the storage hosts "

@@ -53,7 +53,14 @@ class Host:
 
     @property
     def address(self) -> str:
+        """Where the control node reaches the host (SSH)."""
         return self.vars.get("ansible_host", self.name)
+
+    @property
+    def kafka_address(self) -> str:
+        """The address a broker listens on, when it is not the host's own: an address that
+        can move to another host (the TR's REC-2 moves broker 1's to the standby)."""
+        return self.vars.get("kafka_address", self.address)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.vars.get(key, default)
@@ -107,6 +114,21 @@ class Inventory:
         return self.hosts[hosts[0]]
 
 
+def _import_ansible() -> None:
+    """Import ansible with the process's real stdout/stderr in place: in a notebook kernel
+    they are replaced by objects without a file descriptor, and ansible's display module then
+    prints two warnings (fork-safety, encoding) into the reader's output."""
+    import sys
+    if "ansible.utils.display" in sys.modules:
+        return
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    try:
+        import ansible.utils.display  # noqa: F401
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
 def inventory_path(name_or_path: str | os.PathLike) -> Path:
     # A target name wins over a same-named relative path (the repo has a lab/ directory).
     d = paths.INVENTORY / str(name_or_path)
@@ -126,6 +148,7 @@ def inventory_path(name_or_path: str | os.PathLike) -> Path:
 
 def load(name_or_path: str | os.PathLike = "lab") -> Inventory:
     """Read an inventory: a name under playbook/inventory/ or a path to a file/dir."""
+    _import_ansible()
     from ansible.inventory.manager import InventoryManager
     from ansible.parsing.dataloader import DataLoader
     from ansible.vars.manager import VariableManager

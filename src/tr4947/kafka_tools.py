@@ -72,15 +72,17 @@ def reassignment_done(verify_output: str) -> bool:
 
 
 def until(check: Callable[[], T], timeout: float, interval: float = 1.0,
-          what: str = "the condition") -> T:
-    """Call check() until it returns something truthy; TimeoutError after timeout seconds."""
+          what: str = "the condition", seen: Callable[[], str] | None = None) -> T:
+    """Call check() until it returns something truthy; after ``timeout`` seconds a
+    TimeoutError that says what was waited for and, with ``seen``, what was seen last."""
     deadline = time.monotonic() + timeout
     while True:
         value = check()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise TimeoutError(f"gave up after {timeout:.0f}s waiting for {what}")
+            last = f"; last seen: {seen()}" if seen else ""
+            raise TimeoutError(f"gave up after {timeout:.0f}s waiting for {what}{last}")
         time.sleep(interval)
 
 

@@ -99,7 +99,7 @@ class Node:
 
     @property
     def address(self) -> str:
-        return self.host.address
+        return self.host.kafka_address
 
     @property
     def port(self) -> int:

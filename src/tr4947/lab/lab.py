@@ -158,7 +158,8 @@ class Lab:
         for h in self.inv.hosts.values():
             if h.name in out:
                 continue
-            out[h.name] = H.HostSpec(h.name, "linux", [h.address],
+            out[h.name] = H.HostSpec(h.name, "linux", list(dict.fromkeys([h.address,
+                                                                         h.kafka_address])),
                                      binds=[str(self.root / "volumes")],
                                      hidden=["/root/.ssh", root])
         return out

@@ -36,6 +36,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..units import df_human
+
 NFS_PORT = 2049
 REGISTRY = Path(os.environ.get("TR4947_NFS_REGISTRY", "/run/tr4947/nfs-mounts.json"))
 SYSTEM_DIRS = ("/usr/bin", "/bin", "/usr/sbin", "/sbin")
@@ -403,7 +405,9 @@ def mount(source: str, mountpoint, options: str = "", fstype: str = "nfs") -> Cl
             "path": path, "vers": opts.vers, "fstype": fstype, "options": options or "",
             "nconnect": opts.nconnect, "mountpoint": mp, "read_only": opts.read_only})
         vers = granted["vers"]
-        fuse_opts = ["subtype=" + ("nfs4" if vers.startswith("4") else "nfs")]
+        # A kernel NFS mount does not mind a mount point with files in it (it hides them);
+        # libfuse does, unless told.
+        fuse_opts = ["subtype=" + ("nfs4" if vers.startswith("4") else "nfs"), "nonempty"]
         if granted["semantics"] == "posix-unlink":
             fuse_opts.append("hard_remove")
         if opts.read_only:
@@ -494,19 +498,6 @@ def fstab_entry(fstab: Path, key: str) -> tuple[str, str, str, str] | None:
 
 
 # --- df ---------------------------------------------------------------------------------------------
-def df_human(n: int) -> str:
-    """df -h's format: 1024-based, one decimal below 10, the unit letter without 'B'."""
-    units = ["", "K", "M", "G", "T", "P", "E"]
-    v, i = float(n), 0
-    while v >= 1024 and i < len(units) - 1:
-        v, i = v / 1024, i + 1
-    if i == 0:
-        return str(int(v))
-    if v < 10:
-        return f"{math.ceil(v * 10) / 10:.1f}{units[i]}"
-    return f"{math.ceil(v):.0f}{units[i]}"
-
-
 def _mount_of(path: str, mounts: list[ClientMount]) -> ClientMount | None:
     p = str(Path(path).absolute())
     best = None

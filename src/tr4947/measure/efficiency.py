@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..lab.ontap.units import parse_size
+from ..units import parse_size
 
 #: TR-4947 EFF-2, as published (aggregate aggr1 of the CVO instance and volume kafka_vol).
 TR_EFF2 = {"ratio": 1.70, "logical": "420.3GB", "physical": "281.7GB",
@@ -107,7 +107,7 @@ def check_tr_figures(fig: dict = TR_EFF2) -> list[Check]:
     return [
         Check("ratio = logical / physical", f"{fig['ratio']:.2f}:1",
               f"{fig['logical']} / {fig['physical']} = {q:.2f}:1", abs(q - fig["ratio"]) < 0.01),
-        Check("saving implied by the ratio", f"~33% (space savings in the text)",
+        Check("saving implied by the ratio", "~33% (space savings in the text)",
               f"1 - 1/{fig['ratio']:.2f} = {ratio_saving:.0f}%", abs(ratio_saving - 33) < 1),
         Check("volume saving = saved / (used + saved)", f"{fig['volume_saved_percent']}%",
               f"{fig['volume_saved']} / ({fig['volume_used']} + {fig['volume_saved']}) = "

@@ -22,7 +22,7 @@ import datetime as _dt
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 LOG_LINE = re.compile(r"^\s*(?:\d+\s+)?\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}),(\d{3})\] (\w+) (.*)$")
@@ -223,13 +223,21 @@ class IsrWatch:
             self._thread.join(10)
             self._thread = None
 
-    def wait(self, predicate, timeout: float, what: str) -> float:
-        """Wait until predicate(samples) returns a time; TimeoutError naming ``what``."""
+    def wait(self, predicate, timeout: float, what: str, abort=None) -> float:
+        """Wait until predicate(samples) returns a time; TimeoutError naming ``what``.
+        ``abort()``: checked every few seconds; a non-empty answer (why it can never happen,
+        e.g. the broker died) ends the wait with a RuntimeError saying so."""
         deadline = time.monotonic() + timeout
+        checked = time.monotonic()
         while time.monotonic() < deadline:
             t = predicate(self.samples)
             if t is not None:
                 return t
+            if abort and time.monotonic() - checked > 3:
+                checked = time.monotonic()
+                why = abort()
+                if why:
+                    raise RuntimeError(f"{what} will not happen: {why}")
             time.sleep(0.2)
         last = self.samples[-1] if self.samples else None
         raise TimeoutError(f"{what} did not happen within {timeout:.0f}s (last view: {last})")

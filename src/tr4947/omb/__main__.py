@@ -8,8 +8,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from .workload import ConfigError
+from ..usage import Parser, refuse
 from .runner import SCALE_ENV
+from .workload import ConfigError
 
 DESCRIPTION = textwrap.dedent("""\
     Run OpenMessaging Benchmark (OMB) workloads against Kafka, as OMB's bin/benchmark does,
@@ -51,9 +52,7 @@ def _list(values: list[str] | None) -> list[str]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="benchmark", description=DESCRIPTION, epilog=EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                allow_abbrev=False)
+    p = Parser(prog="benchmark", description=DESCRIPTION, epilog=EPILOG, allow_abbrev=False)
     omb = p.add_argument_group("OMB options")
     omb.add_argument("workloads", nargs="*", metavar="WORKLOAD.yaml",
                      help="OMB workload files (workloads/*.yaml)")
@@ -112,10 +111,8 @@ _SCALE_OPTIONS = ("duration_override_seconds", "warmup_override_seconds", "rate_
 
 
 def _refuse(msg: str) -> int:
-    """A refused input: one line on stderr, exit status 2 (usage/configuration error, as
-    argparse), no traceback and nothing run."""
-    print(f"benchmark: error: {' '.join(msg.split())}", file=sys.stderr)
-    return 2
+    """A refused input: one line, exit 2, nothing run (tr4947.usage)."""
+    return refuse("benchmark", msg)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,9 @@
 
 A chart spec is data, recorded by the notebook:
   {"type": "line"|"bar", "x_label": str, "y_label": str,
-   "series": [{"name": str, "x": [...], "y": [...]}],
+   "series": [{"name": str, "x": [...], "y": [...],
+               "low": [...], "high": [...]}],            # optional: min-max of repeated runs
+                                                         # (y is then their median)
    "reference": [{"name": str, "x": [...], "y": [...]}],  # the TR's published figures, dashed
    "y_scale": "log"                                       # optional: lab and TR figures
   }                                                       # orders of magnitude apart
@@ -35,12 +37,17 @@ def draw(spec: dict[str, Any], title: str, out: Path, lab: bool = True) -> Path:
         width = 0.8 / max(1, len(series))
         for i, s in enumerate(series):
             pos = [cats.index(x) + i * width for x in s["x"]]
-            ax.bar(pos, s["y"], width, label=s["name"])
+            ax.bar(pos, s["y"], width, label=s["name"], yerr=_err(s),
+                   capsize=4 if "low" in s else 0)
         ax.set_xticks([j + width * (len(names) - 1) / 2 for j in range(len(cats))], cats)
     else:
         for s in series:
-            ax.plot(s["x"], s["y"], marker="o" if len(s["x"]) < 30 else None,
-                    markersize=4, label=s["name"])
+            if "low" in s:
+                ax.errorbar(s["x"], s["y"], yerr=_err(s), marker="o", markersize=4,
+                            capsize=4, label=s["name"])
+            else:
+                ax.plot(s["x"], s["y"], marker="o" if len(s["x"]) < 30 else None,
+                        markersize=4, label=s["name"])
     for ref in spec.get("reference", []):
         ax.plot(ref["x"], ref["y"], linestyle="--", marker="s", markersize=4, alpha=0.7,
                 label=ref["name"])
@@ -57,6 +64,14 @@ def draw(spec: dict[str, Any], title: str, out: Path, lab: bool = True) -> Path:
     plt.close(fig)
     _defs_first(out)
     return out
+
+
+def _err(s: dict):
+    """Asymmetric error bars from a series' min-max (None without them)."""
+    if "low" not in s:
+        return None
+    return [[y - lo for y, lo in zip(s["y"], s["low"])],
+            [hi - y for y, hi in zip(s["y"], s["high"])]]
 
 
 def _defs_first(svg: Path) -> None:

@@ -1,22 +1,14 @@
-"""Executing the runbook: notebooks run by papermill (engine, execute), results recorded
-(record) with secrets kept out (secrets). Notebooks start with :func:`open_runbook`."""
-from __future__ import annotations
+"""Executing the runbook: notebooks run by papermill, results recorded with provenance.
 
-import os
-from pathlib import Path
+    inputs    what a chapter's results depend on, and its digest (are the results current?)
+    record    what a notebook records (Recorder; ``start`` opens one) and prints
+    execute   the runner: which chapters must run, papermill with injected parameters, one run
+              = one record (results/<target>/<notebook>.json and the executed notebook)
+    engine    papermill's nbclient engine, with one progress line per procedure step
 
-from .record import Provenance, Recorder
+Notebooks import only ``start`` from here (so the rest of the runner is not an input of
+theirs: editing the renderer re-runs no chapter).
+"""
+from .record import Recorder, start
 
-
-def open_runbook(notebook: str, chapter: str, target: str | None = None,
-                 parameters: dict | None = None, versions: dict | None = None,
-                 results_dir: str | Path | None = None, kind: str | None = None) -> Recorder:
-    """The Recorder a notebook uses. Target and results dir default to what the runner set."""
-    from .. import paths
-    target = target or os.environ.get("TR4947_TARGET", "lab")
-    results_dir = Path(results_dir or os.environ.get(
-        "TR4947_RESULTS_DIR", paths.BUILD / "results" / target))
-    prov = Provenance(target=target, kind=kind or ("lab" if target == "lab" else "real"),
-                      notebook=notebook, parameters=dict(parameters or {}),
-                      versions=dict(versions or {}))
-    return Recorder(notebook, chapter, prov, results_dir)
+__all__ = ["Recorder", "start"]

@@ -1,22 +1,40 @@
-"""python -m tr4947.runbook: run the chapter notebooks and render their results.
+"""python -m tr4947.runbook (also `tr4947 runbook`): run the chapter notebooks on a target.
 
-Also reachable as `tr4947 runbook`; see `--help`.
+See `--help`. Usage errors (an unknown notebook or parameter) exit 2 with nothing run; a
+failed chapter exits 1 after the others have run.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
-EPILOG = """examples:
-  python -m tr4947.runbook                      run every notebook on the lab (cached)
-  python -m tr4947.runbook sizing --force       re-run one notebook even if unchanged
-  python -m tr4947.runbook --target aff -p confirm=False
-                                                plan the procedures on a real target (dry run)
-  python -m tr4947.runbook --render-only        re-render committed results into the site
+from ..usage import FAILED, Parser, refuse
+
+EPILOG = """\
+Which chapters run: a chapter whose inputs (its notebook, the snippets and package modules
+it uses, the target's inventory, the environment's pins, the parameters) are the ones its
+committed results were made from is up to date and does not run; the others run. Naming
+chapters, or --force, runs them anyway.
+
+examples:
+  tr4947 runbook                               every chapter whose inputs changed, on the lab
+  tr4947 runbook --force                       every chapter, on the lab
+  tr4947 runbook sizing                        one chapter, even if it is up to date
+  tr4947 runbook --status                      what would run, and why (runs nothing)
+  tr4947 runbook aws-cvo-storage --target my-cvo
+                                               on your own Cloud Volumes ONTAP (dry run: only
+                                               read-only steps run, the rest is printed)
+  tr4947 runbook aws-cvo-storage --target my-cvo --confirm
+                                               the same, making the changes
+  tr4947 runbook sizing -p measure_storage=false -p brokers=6
+                                               with notebook parameters (YAML values)
+
+Results go to results/<target>/<chapter>.json (one run record per chapter, with provenance);
+on the lab with default parameters the executed notebook replaces notebooks/<chapter>.ipynb.
 """
 
 
 def parse_param(text: str) -> tuple[str, object]:
+    import argparse
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"parameter {text!r} is not NAME=VALUE")
     name, raw = text.split("=", 1)
@@ -24,45 +42,63 @@ def parse_param(text: str) -> tuple[str, object]:
     return name.strip(), yaml.safe_load(raw)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="tr4947 runbook", description="Execute the TR-4947 notebooks against a target "
-        "with papermill and embed their results in the guide.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
-                   help="notebook names (default: all in notebooks/)")
-    p.add_argument("--target", default=None,
-                   help="inventory name under playbook/inventory/ (default: lab; with "
-                        "--render-only: every target that has results)")
+def build_parser() -> Parser:
+    p = Parser(prog="tr4947 runbook", description="Execute the TR-4947 chapter notebooks "
+               "against a target with papermill, and record their results for the guide.",
+               epilog=EPILOG)
+    p.add_argument("notebooks", nargs="*", metavar="CHAPTER",
+                   help="notebook names (default: every notebook whose inputs changed)")
+    p.add_argument("--target", default="lab",
+                   help="inventory name under playbook/inventory/ (default: lab)")
+    p.add_argument("--confirm", action="store_true",
+                   help="let state-changing steps run on a real target (without it they are "
+                        "printed as plans; the lab always runs them)")
     p.add_argument("-p", "--parameter", action="append", type=parse_param, default=[],
-                   metavar="NAME=VALUE", help="papermill parameter, repeatable")
-    p.add_argument("--force", action="store_true", help="run even if nothing changed")
-    p.add_argument("--render-only", action="store_true",
-                   help="only render existing results (build/results/) into the site")
+                   metavar="NAME=VALUE", help="notebook parameter, repeatable")
+    p.add_argument("--force", action="store_true", help="run even if up to date")
+    p.add_argument("--status", action="store_true",
+                   help="say which chapters are up to date and why the others would run")
     return p
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     from . import execute
-    from ..results import render
-    if args.render_only:
-        written = render.render_all(args.target)
-        print(f"rendered {len(written)} result partial(s)")
-        return 0
-    outcomes = execute.run(args.target or "lab", args.notebooks or None, force=args.force,
-                           parameters=dict(args.parameter))
+    params = dict(args.parameter)
+    for reserved in ("target", "results_dir"):
+        if reserved in params:
+            return refuse("tr4947 runbook", f"-p {reserved}=...: use --target for the target; "
+                          "results_dir is the runner's")
+    if args.confirm:
+        params["confirm"] = True
+    try:
+        if args.status:
+            for nb in execute.notebooks(args.notebooks or None):
+                _inputs, why = execute.freshness(nb, args.target, params)
+                rec = execute.committed(args.target, nb.stem)
+                print(f"{nb.stem:<24} " + (f"up to date (run {rec['run']['id']})" if why is None
+                                          else f"would run: {why}"))
+            return 0
+        outcomes = execute.run(args.target, args.notebooks or None, force=args.force,
+                               parameters=params)
+    except execute.RunbookError as exc:
+        return refuse("tr4947 runbook", str(exc)) if "\n" not in str(exc) else _multi(exc)
+    except KeyboardInterrupt:
+        return 130
     failed = [o for o in outcomes if o.status == "failed"]
     total = sum(o.seconds for o in outcomes)
-    print(f"runbook: {len(outcomes)} notebook(s), "
+    print(f"runbook on {args.target}: {len(outcomes)} chapter(s), "
           f"{sum(o.status == 'ran' for o in outcomes)} ran, "
-          f"{sum(o.status == 'cached' for o in outcomes)} cached, {len(failed)} failed "
+          f"{sum(o.status == 'up-to-date' for o in outcomes)} up to date, {len(failed)} failed "
           f"in {total:.0f}s", file=sys.stderr)
     for o in failed:
-        lines = [l for l in o.error.splitlines() if l.strip() and not set(l.strip()) <= set("-")]
-        print(f"  FAILED {o.notebook}: {lines[-1] if lines else 'see the executed notebook'}",
-              file=sys.stderr)
-    return 1 if failed else 0
+        print(f"  FAILED {o.notebook}: {o.error}", file=sys.stderr)
+    return FAILED if failed else 0
+
+
+def _multi(exc) -> int:
+    print(f"tr4947 runbook: error: {exc}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -1,23 +1,30 @@
-"""Runs the chapter notebooks with papermill against a target, with caching.
+"""The runner: which chapters must run, how a notebook runs, and one run = one record.
 
-For each notebook in notebooks/:
-  key = sha256(code and markdown of the notebook, every snippet it names, parameters, target,
-               the target's inventory)
-If the key matches the last successful run and its results exist, the notebook is skipped
-(unless forced). Otherwise it is executed into build/notebooks/<target>/, its records land in
-build/results/<target>/, and the results are rendered into the site's partials.
+For each notebook of notebooks/ on a target:
 
-A failed step stops that notebook (papermill raises), its output is reported, the lab is
-torn down so nothing is left running, and the other notebooks still run.
-On the lab target with default parameters the executed notebook (outputs refreshed, volatile
-papermill metadata stripped) is written back to notebooks/: that is what nbval checks in CI.
+1. **Up to date?** Its inputs (tr4947.runbook.inputs) are digested and compared with the
+   committed run record ``results/<target>/<notebook>.json``. Same digest: the committed
+   results stand ("up to date (run <id>)") and nothing runs, unless forced or named.
+2. **Run.** papermill executes it with the parameters injected as papermill parameters
+   (``target``, ``confirm``, ``results_dir`` and any ``-p NAME=VALUE``; a name the notebook
+   does not declare is refused, listing the ones it does). Everything goes to a staging
+   directory, build/runs/<run id>/.
+3. **Record.** Only a complete run replaces the committed results: the run record (records
+   plus provenance: run id, target and kind, times, parent commit, input digest and the
+   inputs that differ from that commit, tool versions, parameters) is written to
+   ``results/<target>/<notebook>.json`` and, for the lab with default parameters, the
+   executed notebook (outputs of this run, stamped with the same run id) to notebooks/.
+   A failed run leaves the previous results in place and adds ``last_failure`` to their
+   record, which the page shows.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
+import secrets as pysecrets
+import shutil
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -27,16 +34,25 @@ import nbformat
 
 from .. import paths
 from . import engine
+from .inputs import Inputs, chapter_inputs
 
 NOTEBOOKS = paths.REPO / "notebooks"
+RESULTS = paths.REPO / "results"
+RUNNER_PARAMETERS = ("target", "confirm", "results_dir")
+
+
+class RunbookError(RuntimeError):
+    """A usage error (unknown notebook, unknown parameter): nothing ran."""
 
 
 @dataclass
 class Outcome:
     notebook: str
-    status: str                     # ran | cached | failed
+    status: str                     # ran | up-to-date | failed
     seconds: float
+    run_id: str = ""
     error: str = ""
+    why: str = ""
 
 
 def notebooks(selected: list[str] | None = None) -> list[Path]:
@@ -46,111 +62,221 @@ def notebooks(selected: list[str] | None = None) -> list[Path]:
     by_name = {p.stem: p for p in found}
     unknown = [s for s in selected if s not in by_name]
     if unknown:
-        raise SystemExit(f"unknown notebook(s): {', '.join(unknown)}; "
-                         f"choose from: {', '.join(by_name)}")
+        raise RunbookError(f"unknown notebook(s): {', '.join(unknown)}; "
+                           f"choose from: {', '.join(by_name)}")
     return [by_name[s] for s in selected]
 
 
-def snippets_used(nb: nbformat.NotebookNode) -> list[Path]:
-    """Snippet files a notebook names in its code, by path ("functional-validation/FV-1-...")
-    or by file name alone (notebooks may join a chapter prefix and a name; names start with
-    their procedure ID, so they are unique across chapters)."""
-    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    return sorted(p for p in paths.SNIPPETS.rglob("*")
-                  if p.is_file() and (str(p.relative_to(paths.SNIPPETS)) in code
-                                      or re.search(rf"[\"'/]{re.escape(p.name)}[\"']", code)))
+def declared_parameters(path: Path) -> dict[str, dict]:
+    """The notebook's parameters cell, as papermill reads it: name -> default, type, help."""
+    import papermill as pm
+    return pm.inspect_notebook(str(path))
 
 
-def cache_key(path: Path, target: str, parameters: dict) -> str:
-    nb = nbformat.read(path, as_version=4)
-    h = hashlib.sha256()
-    for cell in nb.cells:                       # sources only: outputs don't change the run
-        h.update(cell.cell_type.encode() + b"\0" + cell.source.encode() + b"\0")
-    for snip in snippets_used(nb):
-        h.update(str(snip.relative_to(paths.SNIPPETS)).encode() + snip.read_bytes())
-    h.update(json.dumps(parameters, sort_keys=True).encode())
-    h.update(target.encode())
-    inv = paths.INVENTORY / target
-    for f in sorted(inv.rglob("*")) if inv.exists() else []:
-        if f.is_file():
-            h.update(f.read_bytes())
-    return h.hexdigest()
+def check_parameters(path: Path, parameters: dict) -> None:
+    declared = declared_parameters(path)
+    unknown = [k for k in parameters if k not in declared]
+    if unknown:
+        listing = "\n".join(f"  {k} = {v.get('default')}" + (f"   # {v['help']}" if v.get("help")
+                                                             else "")
+                            for k, v in declared.items())
+        raise RunbookError(f"{path.stem}: no parameter named {', '.join(unknown)}. "
+                           f"Its parameters:\n{listing}")
+    missing = [k for k in RUNNER_PARAMETERS if k not in declared]
+    if missing:
+        raise RunbookError(f"{path.stem}: its parameters cell lacks {', '.join(missing)} "
+                           "(every chapter notebook takes target, confirm and results_dir)")
+
+
+def record_path(target: str, notebook: str) -> Path:
+    return RESULTS / target / f"{notebook}.json"
+
+
+def committed(target: str, notebook: str) -> dict | None:
+    f = record_path(target, notebook)
+    return json.loads(f.read_text()) if f.exists() else None
+
+
+def freshness(path: Path, target: str, parameters: dict) -> tuple[Inputs, str | None]:
+    """(inputs, why it must run) - why is None when the committed results are current."""
+    inputs = chapter_inputs(path, target, {"confirm": False, **parameters})
+    rec = committed(target, path.stem)
+    if rec is None or not rec.get("run"):
+        return inputs, "never run"
+    run = rec["run"]
+    if run.get("digest") == inputs.digest:
+        return inputs, None
+    changed = inputs.changed(run.get("inputs", {}))
+    if inputs.parameters != run.get("parameters", {}):
+        changed.append("parameters")
+    shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
+    return inputs, f"inputs changed since run {run.get('id')}: {shown or 'parameters'}"
+
+
+# --- provenance -------------------------------------------------------------------------------------
+def git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=paths.REPO, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def tool_versions(kind: str) -> dict[str, str]:
+    import importlib.metadata as md
+    out = {"Kafka": paths.kafka_version(), "Python": sys.version.split()[0]}
+    try:
+        java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+        m = re.search(r'version "([^"]+)"', java)
+        out["Java"] = m.group(1) if m else "?"
+    except OSError:
+        pass
+    for pkg in ("papermill", "confluent-kafka", "netapp-ontap", "ansible-core", "awscli"):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            pass
+    if kind == "lab":
+        try:
+            out["moto (FSx stand-in)"] = md.version("moto")
+        except md.PackageNotFoundError:
+            pass
+        from ..lab.ontap import state
+        out["ONTAP stand-in"] = state.Cluster().version
+    return out
+
+
+def _provenance(run_id: str, inputs: Inputs, header: dict, started: str) -> dict:
+    head = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=all", "--", *inputs.files)
+    dirty = sorted({line[3:].split(" -> ")[-1] for line in status.splitlines() if line})
+    return {"id": run_id, "target": inputs.target, "kind": header.get("kind", "lab"),
+            "started": started, "finished": header.get("finished"),
+            "commit": head, "inputs_changed_since_commit": dirty,
+            "digest": inputs.digest, "inputs": inputs.files,
+            "parameters": inputs.parameters, "versions": tool_versions(header.get("kind", "lab"))}
+
+
+def _write_json(path: Path, doc: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+    os.replace(tmp, path)
 
 
 def strip_volatile_metadata(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop papermill's timing metadata so committed notebooks diff cleanly."""
+    """Drop papermill's timing metadata and the injected parameters cell, so the committed
+    notebook is the source notebook with this run's outputs."""
     nb.metadata.pop("papermill", None)
+    nb.cells = [c for c in nb.cells
+                if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
     for cell in nb.cells:
         cell.metadata.pop("papermill", None)
         cell.metadata.pop("execution", None)
     return nb
 
 
-def run(target: str = "lab", selected: list[str] | None = None, force: bool = False,
-        parameters: dict | None = None, update_sources: bool | None = None,
-        out=sys.stderr) -> list[Outcome]:
+# --- running -------------------------------------------------------------------------------------------
+def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.stderr,
+            timeout_s: float | None = None) -> Outcome:
     import papermill as pm
-    from ..results import render
+    from papermill.exceptions import PapermillExecutionError
 
+    name = path.stem
+    run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + pysecrets.token_hex(3)
+    stage = paths.BUILD / "runs" / run_id
+    stage.mkdir(parents=True, exist_ok=True)
+    executed = stage / path.name
+    params = {"target": target, "results_dir": str(stage), **parameters}
+    started = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+    t0 = time.monotonic()
+    try:
+        pm.execute_notebook(str(path), str(executed), parameters=params,
+                            engine_name=engine.register(), progress_bar=False,
+                            cwd=str(NOTEBOOKS), kernel_name="python3",
+                            execution_timeout=timeout_s)
+    except PapermillExecutionError as exc:
+        return _failed(name, target, run_id, time.monotonic() - t0, executed,
+                       f"cell {exc.exec_count}: {exc.ename}: {exc.evalue}", out)
+    except Exception as exc:                 # kernel died, timeout, papermill's own errors
+        return _failed(name, target, run_id, time.monotonic() - t0, executed,
+                       f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1:] or ''}", out)
+    seconds = time.monotonic() - t0
+    rec_file = stage / f"{name}.records.json"
+    if not rec_file.exists():
+        return _failed(name, target, run_id, seconds, executed,
+                       f"the notebook wrote no records ({rec_file.name})", out)
+    recs = json.loads(rec_file.read_text())
+    doc = {"notebook": name, "chapter": recs["header"]["chapter"],
+           "run": _provenance(run_id, inputs, recs["header"], started),
+           "records": recs["records"]}
+    nb = strip_volatile_metadata(nbformat.read(executed, as_version=4))
+    nb.metadata["tr4947"] = {"run_id": run_id, "target": target, "digest": inputs.digest}
+    # One run, one record: the record and the notebook are replaced together, each atomically.
+    _write_json(record_path(target, name), doc)
+    nbformat.write(nb, executed)
+    default_params = set(parameters) <= {"confirm"} and not parameters.get("confirm")
+    if target == "lab" and default_params:
+        tmp = path.with_suffix(".tmp")
+        nbformat.write(nb, tmp)
+        os.replace(tmp, path)
+    kept = paths.BUILD / "notebooks" / target / path.name
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(executed, kept)
+    shutil.rmtree(stage, ignore_errors=True)
+    return Outcome(name, "ran", seconds, run_id)
+
+
+def _failed(name: str, target: str, run_id: str, seconds: float, executed: Path, error: str,
+            out) -> Outcome:
+    """The previous results stay; their record says that a later run failed, and why."""
+    from ..secrets import redact
+    error = redact(error)
+    f = record_path(target, name)
+    doc = json.loads(f.read_text()) if f.exists() else {"notebook": name, "chapter": name,
+                                                        "run": None, "records": []}
+    doc["last_failure"] = {"run_id": run_id, "at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00",
+                                                                   time.gmtime()),
+                           "error": error, "executed_notebook": str(executed)}
+    _write_json(f, doc)
+    print(f"  FAILED after {seconds:.0f}s: {error}\n  executed notebook with the error: "
+          f"{executed}", file=out)
+    return Outcome(name, "failed", seconds, run_id, error)
+
+
+def run(target: str = "lab", selected: list[str] | None = None, force: bool = False,
+        parameters: dict | None = None, out=sys.stderr) -> list[Outcome]:
     parameters = dict(parameters or {})
-    if update_sources is None:
-        update_sources = target == "lab" and not parameters
-    engine_name = engine.register()
-    out_dir = paths.BUILD / "notebooks" / target
-    results_dir = paths.BUILD / "results" / target
-    cache_dir = paths.BUILD / "cache" / target
-    for d in (out_dir, results_dir, cache_dir):
-        d.mkdir(parents=True, exist_ok=True)
-    # The notebooks read these instead of taking them as parameters, so a default lab run
-    # injects no parameter cell and the executed notebook has the committed one's shape.
-    os.environ["TR4947_TARGET"] = target
-    os.environ["TR4947_RESULTS_DIR"] = str(results_dir)
-
     nbs = notebooks(selected)
+    for nb in nbs:
+        check_parameters(nb, {**parameters, "target": target})
     outcomes: list[Outcome] = []
     for i, path in enumerate(nbs, 1):
-        name = path.stem
-        key = cache_key(path, target, parameters)
-        stamp = cache_dir / f"{name}.key"
-        results = results_dir / f"{name}.json"
-        print(f"[{i}/{len(nbs)}] {name} on target {target}", file=out, flush=True)
-        if not force and stamp.exists() and stamp.read_text() == key and results.exists():
-            print(f"  unchanged since the last run (cache key {key[:12]}): skipped", file=out)
-            render.render_file(results)
-            outcomes.append(Outcome(name, "cached", 0.0))
+        inputs, why = freshness(path, target, parameters)
+        if force or selected:
+            why = why or ("forced" if force else "named on the command line")
+        rec = committed(target, path.stem)
+        if why is None:
+            print(f"[{i}/{len(nbs)}] {path.stem}: up to date (run {rec['run']['id']})", file=out)
+            outcomes.append(Outcome(path.stem, "up-to-date", 0.0, rec["run"]["id"]))
             continue
-        t0 = time.monotonic()
-        executed = out_dir / path.name
-        try:
-            pm.execute_notebook(str(path), str(executed), parameters=parameters or None,
-                                engine_name=engine_name, progress_bar=False,
-                                cwd=str(NOTEBOOKS), kernel_name="python3")
-        except Exception as exc:                     # papermill's PapermillExecutionError & co.
-            seconds = time.monotonic() - t0
-            print(f"  FAILED after {seconds:.0f}s: {exc}", file=out)
-            print(f"  executed notebook with the error: {executed}", file=out)
-            stamp.unlink(missing_ok=True)
-            _leave_lab_clean(target, out)
-            outcomes.append(Outcome(name, "failed", seconds, str(exc)))
-            continue
-        seconds = time.monotonic() - t0
-        if results.exists():
-            render.render_file(results)
-        if update_sources:
-            nb = strip_volatile_metadata(nbformat.read(executed, as_version=4))
-            nbformat.write(nb, path)
-        stamp.write_text(key)
-        print(f"  done in {seconds:.0f}s", file=out)
-        outcomes.append(Outcome(name, "ran", seconds))
+        print(f"[{i}/{len(nbs)}] {path.stem} on {target}: runs ({why})", file=out, flush=True)
+        o = run_one(path, target, parameters, inputs, out)
+        o.why = why
+        if o.status == "ran":
+            print(f"  done in {o.seconds:.0f}s (run {o.run_id})", file=out)
+        _leave_lab_clean(target, out)
+        outcomes.append(o)
     return outcomes
 
 
 def _leave_lab_clean(target: str, out) -> None:
-    if target != "lab":
-        return
+    """Each chapter starts on a lab that is down: one that failed half way (its last cell,
+    which takes the lab down, never ran) must not leave hosts running for the next."""
+    from .. import targets
     try:
-        from ..lab.lab import Lab
-        Lab("lab").down()
-        print("  lab torn down after the failure", file=out)
-    except Exception as exc:  # report, never mask the notebook's own failure
-        print(f"  WARNING: lab clean-up failed: {exc}", file=out)
+        said = targets.open(target, echo=False).reset()
+        if said:
+            print(f"  {said}", file=out)
+    except Exception as exc:  # report, never mask the notebook's own outcome
+        print(f"  WARNING: clean-up after the run failed: {exc}", file=out)

@@ -246,14 +246,18 @@ class Target(KafkaOperations):
     def is_ontap(self, host: Host) -> bool:
         return ONTAP_GROUP in host.groups
 
-    def reach(self, host: str, address: str | None = None, password: str | None = None) -> None:
-        """From now on reach ``host`` at ``address`` and log in with ``password``: values an
-        earlier step found rather than ones written in the inventory (FSx: the management
-        address describe-file-systems reports, the fsxadmin password FSX-1 set). Only this
-        Target's copy of the inventory changes, not the file (Ansible plays read the file)."""
+    def reach(self, host: str, address: str | None = None, password: str | None = None,
+              user: str | None = None) -> None:
+        """From now on reach ``host`` at ``address`` and log in as ``user`` with ``password``:
+        values an earlier step found rather than ones written in the inventory (FSx: the
+        management address describe-file-systems reports, fsxadmin and the password FSX-1
+        set). Only this Target's copy of the inventory changes, not the file (Ansible plays
+        read the file)."""
         h = self.inventory.host(host)
         if address:
             h.vars["ansible_host"] = address
+        if user:
+            h.vars["ansible_user"] = user
         if password:
             secrets.register(password)
             self._passwords[h.name] = password
@@ -296,6 +300,15 @@ class Target(KafkaOperations):
             return str(Path(ca).expanduser())
         return bool(h.get("ontap_validate_certs", True))
 
+    def secret(self, name: str) -> str | None:
+        """A secret a procedure must send (e.g. FSXADMIN_PASSWORD): from the environment (or
+        ansible-vault, which puts it there), registered with the redactor; None when it is not
+        set (a dry run sends nothing, so it plans without it)."""
+        import os
+        value = os.environ.get(name)
+        secrets.register(value)
+        return value
+
     def aws_env(self) -> dict[str, str]:
         """Environment for the AWS CLI on the admin host: nothing on a real target (the
         host's own AWS configuration is used); the lab points it at its stand-in."""
@@ -322,6 +335,11 @@ class Target(KafkaOperations):
         """Leave the target as the chapter found it (the lab target takes down what it
         brought up); a real target keeps what the chapter made."""
         return f"target {self.name}: nothing to release"
+
+    def reset(self) -> str:
+        """After a failed chapter: the lab takes down whatever runs; a real target is left
+        alone (an operator decides). Returns what was done, '' for nothing."""
+        return ""
 
     # --- running ------------------------------------------------------------------------------
     def run(self, command: str | list[str], host: str, *, read_only: bool = False,
@@ -424,22 +442,24 @@ class Target(KafkaOperations):
             return r
         return self._per_host(host, step, check)
 
-    def apply_properties(self, path: str | Path, host: str, dest: str, *,
+    def apply_properties(self, path: str | Path | None, host: str, dest: str, *,
                          keep: tuple[str, ...] | None = None, backup: str | None = None,
                          timeout: float = DEFAULT_TIMEOUT, check: bool = False,
-                         needs: Result | Iterable[Result] | None = None) -> Result | ResultSet:
+                         needs: Result | Iterable[Result] | None = None,
+                         text: str | None = None) -> Result | ResultSet:
         """Apply a ``.properties`` snippet to the file ``dest`` on a host or group, as an
         operator applies the TR's broker configuration to a broker that already has one: the
         broker's identity (``keep``, default broker_config.IDENTITY: ids, listeners,
         controllers or ZooKeeper) stays its own, every other setting of the snippet is set,
         and the file is copied to ``backup`` (default ``<dest>.tr4947.bak``) before it
-        changes. A host without the file gets the snippet as it is. Always a state change:
-        planned without confirm."""
+        changes. A host without the file gets the snippet as it is. ``text``: properties made
+        from a snippet (e.g. broker 1's file turned into broker 2's) instead of ``path``.
+        Always a state change: planned without confirm."""
         from .. import broker_config
         keep = broker_config.IDENTITY if keep is None else keep
         dest = plain_path(dest, "properties")
         backup = plain_path(backup or dest + BACKUP_SUFFIX, "backup")
-        text = snippet_path(path).read_text()
+        text = snippet_path(path).read_text() if text is None else text
         wanted = broker_config.settings(text, keep)
         label = (f"# set in {dest} (the file is copied to {backup} first; the host's own "
                  f"{', '.join(k for k in keep if k in broker_config.keys(text))} stay):\n"

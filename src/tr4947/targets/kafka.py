@@ -40,7 +40,7 @@ class KafkaOperations:
 
     def bootstrap(self, group: str, skip: Iterable[str] = ()) -> str:
         """host:port list of a cluster's (non-standby) brokers."""
-        return ",".join(f"{h.address}:{h.get('kafka_port', 9092)}"
+        return ",".join(f"{h.kafka_address}:{h.get('kafka_port', 9092)}"
                         for h in self.kafka_hosts(group) if h.name not in set(skip))
 
     def _names(self, hosts: str | Iterable[str]) -> list[str]:
@@ -56,14 +56,15 @@ class KafkaOperations:
         return [int(p) for p in r.stdout.split() if p.isdigit()]
 
     def start_kafka(self, hosts: str | Iterable[str], wait: bool = True,
-                    timeout: float = 240) -> ResultSet:
+                    timeout: float = 240, env: dict[str, str] | None = None) -> ResultSet:
         """Start Kafka on each host (controllers first when a group names both), then wait
-        until all of them serve."""
+        until all of them serve. ``env``: for Kafka's start script (e.g. KAFKA_HEAP_OPTS)."""
         names = self._names(hosts)
         names.sort(key=lambda n: self.host(n).get("kafka_role", "broker") != "controller")
         out = ResultSet()
         for n in names:
-            out.append(self.run(kafka_tools.start_command(self.host(n)), n, check=True))
+            out.append(self.run(kafka_tools.start_command(self.host(n)), n, check=True,
+                                env=env))
         if wait and not out.planned:
             self.wait_serving(names, timeout)
         return out
@@ -99,7 +100,7 @@ class KafkaOperations:
         return kafka_tools.wait_serving(nodes, timeout, why_not=self._why_not)
 
     def _kafka_address(self, h: Host) -> str:
-        return h.get("kafka_address", h.address)
+        return h.kafka_address
 
     def _why_not(self, name: str) -> str:
         if self.kafka_pids(name):

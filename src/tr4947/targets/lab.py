@@ -64,6 +64,7 @@ class LabTarget(Target):
         from ..lab import Lab
         self.lab = Lab(inventory.path, echo=None)
         self._brought_up = False
+        self._made: dict[str, str] = {}
 
     # --- credentials from the lab ---------------------------------------------------------------
     def _creds(self) -> dict:
@@ -88,6 +89,14 @@ class LabTarget(Target):
 
     def ontap_ca_bundle(self) -> str:
         return self._creds()["ontap_ca_bundle"]
+
+    def secret(self, name: str) -> str:
+        """The lab makes the secrets its procedures send (one per name and Target)."""
+        import os
+        import secrets as pysecrets
+        value = os.environ.get(name) or self._made.setdefault(name, pysecrets.token_urlsafe(12))
+        secrets.register(value)
+        return value
 
     def aws_env(self) -> dict[str, str]:
         env = self._creds()["aws_env"]
@@ -122,3 +131,11 @@ class LabTarget(Target):
             self._brought_up = False
             return "lab: taken down (the chapter found it down)"
         return "lab: left running (it was running before the chapter)"
+
+    def reset(self) -> str:
+        self.close()
+        if self.lab.records():
+            self.lab.down()
+            self._brought_up = False
+            return "lab taken down (the chapter left it running)"
+        return ""

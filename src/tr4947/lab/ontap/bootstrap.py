@@ -11,7 +11,8 @@ import secrets
 import uuid
 from pathlib import Path
 
-from . import state, units
+from ... import units
+from . import state
 
 USERS = ("admin", "fsxadmin")
 

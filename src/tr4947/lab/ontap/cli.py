@@ -27,7 +27,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import state, units
+from ... import units
+from . import state
 
 PRIVILEGES = ("admin", "advanced", "diagnostic")
 

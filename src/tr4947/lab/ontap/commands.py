@@ -14,7 +14,8 @@ import uuid as _uuid
 import zlib
 from typing import Any, Callable
 
-from . import render, space, state, units
+from ... import units
+from . import render, space, state
 from .cli import CliError, Command, Param, Tree, match_query, priv_rank
 from .render import Col
 

@@ -52,7 +52,14 @@ class Session:
         async def ask(prompt: str) -> str:
             shown.append(prompt + answer + "\n")
             return answer
-        r = asyncio.run(self.run(line, ask))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            r = asyncio.run(self.run(line, ask))
+        else:                   # called from a running loop (a notebook): run it beside it
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(1) as pool:
+                r = pool.submit(asyncio.run, self.run(line, ask)).result()
         return Result("".join(shown) + r.output, r.error)
 
     async def _one(self, line: str, ask) -> Result:

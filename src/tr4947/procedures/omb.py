@@ -1,13 +1,14 @@
-"""The performance chapters' OMB runs on a target: the TR's files and command, on a client.
+"""OpenMessaging Benchmark on a target's client host: the TR's files and commands, as the TR
+runs them.
 
-The TR keeps its workload as ``workloads/1-topic-100-partitions-1kb.yaml`` and its drivers as
-``driver-kafka/kafka-sync.yaml`` and ``kafka-throughput.yaml`` in OMB's installation
-directory and runs ``bin/benchmark --drivers ... workloads/...`` there. :func:`run` places the
-snippet files under those names on the client host, runs the command snippet as written and
-reads back what OMB wrote: the result JSON (named by OMB) and the log it printed.
+OMB is installed on the client (``omb_home``, the TR's /opt/benchmark); its workload and
+driver files are placed under the names the TR's commands use, the command snippet runs as
+printed, and what OMB wrote is read back: the log it printed (time series, milestones, the
+benchmark window) and the result JSON it names.
 
-Lab scale travels in the environment (``TR4947_OMB_SCALE``), so the command stays the TR's; the
-real OMB on a real target ignores it (real targets run the TR's values).
+Lab scale travels in the environment (``TR4947_OMB_SCALE``), so the command stays the TR's;
+the real OMB on a real target ignores it. A notebook's ``scale`` mapping uses the short names
+of :data:`SCALE_KEYS`.
 """
 from __future__ import annotations
 
@@ -16,16 +17,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from . import logparse
-from .runner import SCALE_ENV
+from .. import broker_config
+from ..measure import omb_log
+from ..omb.runner import SCALE_ENV
 
 OMB_HOME = "/opt/benchmark"
-WORKLOAD_FILE = "workloads/1-topic-100-partitions-1kb.yaml"
-DRIVER_FILES = {"sync": "driver-kafka/kafka-sync.yaml",
-                "throughput": "driver-kafka/kafka-throughput.yaml"}
 _WROTE = re.compile(r"Writing test result into (\S+\.json)")
 
-#: Lab-scale keys a notebook's ``scale`` parameter may use -> runner option.
+#: A notebook's lab-scale keys -> the runner's options (tr4947.omb.runner.LabScale).
 SCALE_KEYS = {
     "duration_s": "duration_override_seconds",
     "warmup_s": "warmup_override_seconds",
@@ -52,21 +51,34 @@ def scale_env(scale: dict | None) -> dict[str, str]:
                                 if v is not None)}
 
 
+def home(t, client: str) -> str:
+    return t.host(client).get("omb_home", OMB_HOME)
+
+
+def with_bootstrap(driver_text: str, bootstrap: str) -> str:
+    """A driver file's commonConfig pointed at ``bootstrap`` (the TR's files name the TR's
+    brokers; the lab's copies name the lab's)."""
+    return re.sub(r"(bootstrap\.servers=)\S+", lambda m: m.group(1) + bootstrap, driver_text)
+
+
 @dataclass
 class Run:
     name: str                       # e.g. "HA pair, sync driver"
     command: object                 # the Target Result of the command snippet
     result: dict | None = None      # OMB's TestResult JSON (None when only planned)
-    series: logparse.Run = field(default_factory=logparse.Run)
+    series: omb_log.Run = field(default_factory=omb_log.Run)
     result_path: str | None = None
 
     @property
     def planned(self) -> bool:
         return bool(getattr(self.command, "planned", False))
 
+    def window(self) -> omb_log.BenchmarkWindow:
+        return omb_log.benchmark_window(self.command.stdout)
+
     def summary(self) -> dict:
-        """Lab figures of the benchmark phase(s): mean and peak total MB/s (producer plus
-        consumer, the TR's measure), mean publish/consume MB/s, latency."""
+        """The benchmark phase(s): mean and peak total MB/s (producer plus consumer, the TR's
+        measure), mean publish/consume MB/s, latency."""
         bench = [s for s in self.series.samples if s.phase != "warmup"]
         if not bench:
             return {}
@@ -84,59 +96,48 @@ class Run:
         }
 
 
-def install_on_lab(t, client: str) -> None:
-    """An OMB installation directory on a lab client host, backed by this runner."""
-    from .install import install
-    install(t.host_path(client, OMB_HOME))
+def place(t, client: str, files: dict[str, str]):
+    """Files (OMB-home-relative name -> text) placed in OMB's directory on the client."""
+    base = home(t, client)
+    return [t.put(client, f"{base}/{name}", text) for name, text in files.items()]
 
 
-def place(t, client: str, workload: str, driver: str, kind: str,
-          replace: dict | None = None) -> None:
-    """The workload and driver snippets, saved under the TR's file names on the client
-    (``replace``: the lab's broker addresses the driver shows -> this target's)."""
-    t.run_snippet(workload, client, dest=f"{OMB_HOME}/{WORKLOAD_FILE}", changes_state=True,
-                  check=True)
-    t.run_snippet(driver, client, dest=f"{OMB_HOME}/{DRIVER_FILES[kind]}", changes_state=True,
-                  check=True, replace=replace)
-
-
-def run(t, client: str, name: str, command: str, workload: str, driver: str, kind: str,
-        scale: dict | None = None, timeout: float = 1800, replace: dict | None = None) -> Run:
-    """Place the files, run the command snippet, read back the result and the log."""
-    place(t, client, workload, driver, kind, replace)
-    r = t.run_snippet(command, client, env=scale_env(scale), changes_state=True,
-                      timeout=timeout)
+def run(t, client: str, name: str, command: str, files: dict[str, str],
+        scale: dict | None = None, timeout: float = 3600, needs=None) -> Run:
+    """Place the files, run the command snippet, read back OMB's log and result."""
+    placed = place(t, client, files)
+    r = t.run_snippet(command, client, env=scale_env(scale), timeout=timeout,
+                      needs=[*placed, *([needs] if needs else [])])
     out = Run(name, r)
     if r.planned:
         return out
     if not r.ok:
         raise RuntimeError(f"{name}: bin/benchmark failed (exit {r.exit_code}):\n"
                            + r.output[-3000:])
-    out.series = logparse.parse(r.stdout)
+    out.series = omb_log.parse(r.stdout)
     wrote = _WROTE.findall(r.stdout)
     if wrote:
         path = wrote[-1]
         if not path.startswith("/"):
-            path = str(PurePosixPath(OMB_HOME) / path)
+            path = str(PurePosixPath(home(t, client)) / path)
         out.result_path = path
-        text = t.run(["cat", path], client, check=True).stdout
-        out.result = json.loads(text)
+        out.result = json.loads(t.read_file(client, path).stdout)
     return out
 
 
-def delete_test_topics(bootstrap: str, timeout: float = 120) -> list[str]:
-    """Remove the runs' ``test-topic-*`` topics (OMB's ``reset: true`` does this before a
-    run; the TR's drivers do not set it), so the next run starts on empty volumes."""
-    from confluent_kafka.admin import AdminClient
-    a = AdminClient({"bootstrap.servers": bootstrap, "log_level": 3})
-    old = [x for x in a.list_topics(timeout=timeout).topics if x.startswith("test-topic")]
-    if old:
-        for f in a.delete_topics(old, operation_timeout=timeout).values():
-            f.result(timeout)
-    return old
+def delete_test_topics(t, client: str, bootstrap: str, prefix: str = "test-topic") -> None:
+    """Remove the runs' topics (OMB's ``reset: true`` does this before a run; the TR's drivers
+    do not set it), so the next run starts on empty volumes."""
+    t.run(f"bin/kafka-topics.sh --bootstrap-server {bootstrap} --delete --topic '{prefix}.*' "
+          "--if-exists", client, check=True)
 
 
-# --- charts (specs for rb.chart; the renderer draws them from these numbers) ----------------
+def driver_bootstrap(driver_text: str) -> str:
+    common = re.search(r"commonConfig:\s*\|\s*\n((?:[ \t]+.*\n?)*)", driver_text)
+    return broker_config.keys(common.group(1) if common else driver_text)["bootstrap.servers"]
+
+
+# --- charts (specs for rb.chart; the site draws them from these numbers) -----------------------
 def _reference(reference, runs) -> list[dict]:
     """The TR's figures as dashed horizontal lines across the runs' time span."""
     tmax = max((s.t for r in runs for s in r.series.samples), default=1.0)
@@ -208,8 +209,7 @@ _KEY_LINES = ("WORKLOAD :", "Lab scale:", "Created ", "All consumers are ready",
 
 def excerpt(stdout: str, periods: int = 2) -> str:
     """The run's milestones plus the first and last ``periods`` periodic lines of each phase,
-    for the page (the full log stays in the executed notebook's result files)."""
-    lines = stdout.splitlines()
+    for the page (the full log stays in the executed notebook)."""
     keep: list[str] = []
     phase_lines: list[str] = []
 
@@ -222,7 +222,7 @@ def excerpt(stdout: str, periods: int = 2) -> str:
             keep.extend(phase_lines[-periods:])
         phase_lines.clear()
 
-    for line in lines:
+    for line in stdout.splitlines():
         if "Pub rate" in line:
             phase_lines.append(line)
         elif any(k in line for k in _KEY_LINES):

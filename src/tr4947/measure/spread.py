@@ -1,0 +1,55 @@
+"""Lab figures that a chapter compares are measured several times and shown with their
+spread: the median, the lowest and highest value, and how many runs there were."""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Spread:
+    values: tuple[float, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    @property
+    def low(self) -> float:
+        return min(self.values)
+
+    @property
+    def high(self) -> float:
+        return max(self.values)
+
+    def fmt(self, digits: int = 1, unit: str = "") -> str:
+        """``12.3 (11.9-13.0, n=3)``: the median, then min-max over n runs."""
+        u = f" {unit}" if unit else ""
+        f = f"{{:.{digits}f}}"
+        if self.n == 1:
+            return f"{f.format(self.median)}{u} (n=1)"
+        return (f"{f.format(self.median)}{u} ({f.format(self.low)}-{f.format(self.high)}, "
+                f"n={self.n})")
+
+    def overlaps(self, other: "Spread") -> bool:
+        """Do the two ranges overlap? Then the runs cannot tell the two cases apart."""
+        return self.low <= other.high and other.low <= self.high
+
+
+def spread(values) -> Spread:
+    vals = tuple(float(v) for v in values)
+    if not vals:
+        raise ValueError("no values to summarise")
+    return Spread(vals)
+
+
+def series(name: str, x: list, spreads: list[Spread], digits: int = 2) -> dict:
+    """A chart series of medians with their min-max (drawn as error bars)."""
+    return {"name": name, "x": list(x), "y": [round(s.median, digits) for s in spreads],
+            "low": [round(s.low, digits) for s in spreads],
+            "high": [round(s.high, digits) for s in spreads],
+            "n": [s.n for s in spreads]}

@@ -1,0 +1,228 @@
+"""REC-1..REC-3: replace a failed broker, on direct-attached disks and on a shared volume.
+
+Two clusters of three brokers (``das``: a local disk per broker; ``nfs``: an NFS volume per
+broker) and one standby broker each. REC-1 fills a test topic replicated to all three brokers
+and lets a consumer group commit offsets. REC-2 replaces broker 1 as the TR does: the broker
+dies (SIGKILL), its address moves to the standby (``ip addr``, announced with gratuitous
+ARP), and the standby starts as broker 1 with broker 1's configuration: on DAS from an empty
+disk (formatted with the cluster's id), on NFS with broker 1's volume mounted where broker 1
+had it. REC-3 measures how long the replacement takes: the TR's way (its log, from the start
+line to the last fetcher removed / state loaded) and the cluster's (until no partition is
+under-replicated).
+
+To measure more than once, the replacement becomes the next round's broker 1 and the host it
+replaced becomes the spare (its disk wiped: a new, empty disk), so rounds alternate between
+two hosts.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from .. import kafka_tools as kt
+from ..measure import recovery
+from ..inventory import Host
+
+CLUSTERS = ("das", "nfs")
+TOPIC = "rec-test"
+REC2 = {"das": "broker-recovery/REC-2-standby-das.sh",
+        "nfs": "broker-recovery/REC-2-standby-nfs.sh"}
+
+
+@dataclass
+class Cluster:
+    name: str
+    brokers: list[Host]                 # broker 1 first
+    spare: Host                         # the standby (the host that takes over next)
+    volume: str | None                  # broker 1's NFS export (None: its own disk, DAS)
+    rounds: int = 0
+
+    @property
+    def broker1(self) -> Host:
+        return self.brokers[0]
+
+    @property
+    def shared_volume(self) -> bool:
+        return self.volume is not None
+
+
+def clusters(t) -> dict[str, Cluster]:
+    out = {}
+    for c in CLUSTERS:
+        brokers = t.kafka_hosts(c)
+        spare = t.kafka_hosts(c, standby=True)
+        if not brokers or not spare:
+            raise ValueError(f"cluster {c} needs brokers and a standby host "
+                             "(kafka_standby: true) in inventory {t.name}")
+        b1 = brokers[0]
+        vol = b1.get("nfs_volume")
+        export = None
+        if vol:
+            junction = (b1.get("kafka_volumes") or {}).get(vol, {}).get("junction_path", "/" + vol)
+            export = f"{b1.get('nfs_lif')}:{junction}"
+        out[c] = Cluster(c, brokers, spare[0], export)
+    return out
+
+
+def bootstrap(C: Cluster, skip_first: bool = False) -> str:
+    hosts = C.brokers[1:] if skip_first else C.brokers
+    return ",".join(f"{h.kafka_address}:{h.get('kafka_port', 9092)}" for h in hosts)
+
+
+def populate(t, rb, CL: dict[str, Cluster], size_gb: float, scale: float,
+             read_fraction: float, record: bool):
+    """REC-1: the test topic on both clusters, filled to ``size_gb`` x ``scale`` per broker,
+    a consumer group's offsets committed. Returns (records, Result)."""
+    records = max(1000, int(size_gb * 1e9 * scale // 1024))
+    r = t.run_snippet("broker-recovery/REC-1-populate.sh", t.hosts("clients")[0].name,
+                      check=True, timeout=7200,
+                      DAS=bootstrap(CL["das"]), NFS=bootstrap(CL["nfs"]), NUM_RECORDS=records,
+                      READ_RECORDS=max(100, int(records * read_fraction)),
+                      # Segments scaled with the data, so each partition has as many segments
+                      # as in the TR's runs (an unclean restart re-checks the newest ones).
+                      SEGMENT_BYTES=max(2**20, int(2**30 * scale)))
+    if record:
+        rb.show("REC-1", f"Create, fill and read the test topic on both clusters "
+                         f"({records} records)", r, show=False)
+    return records, r
+
+
+def delete_topic(t, CL: dict[str, Cluster]) -> None:
+    """Remove the test topic and its consumer group from both clusters (before the next
+    size is written), and wait until the brokers have deleted its files."""
+    client = t.hosts("clients")[0].name
+    for C in CL.values():
+        bs = bootstrap(C)
+        t.run(f"bin/kafka-topics.sh --bootstrap-server {bs} --delete --topic {TOPIC} && "
+              f"bin/kafka-consumer-groups.sh --bootstrap-server {bs} --delete --group "
+              "rec-test-readers", client, check=True)
+        for b in C.brokers:
+            d = str(b.get("kafka_log_dirs")).split(",")[0]
+            kt.until(lambda b=b, d=d: not t.run(f"ls -d {d}/{TOPIC}-* 2>/dev/null || true",
+                                                b.name, read_only=True).stdout.strip(),
+                     180, 1, f"{b.name} to delete {TOPIC}'s files")
+
+
+def plan_replacement(t, rb, C: Cluster) -> None:
+    """A dry run: the steps REC-2 would take on this cluster, each printed as its plan."""
+    old, new = C.broker1, C.spare
+    rb.show("REC-2", f"{C.name.upper()}: broker 1 fails", t.stop_kafka(old.name, kill=True))
+    rb.show("REC-2", f"{C.name.upper()}: its address moves to the standby",
+            t.move_address(old.kafka_address, old.name, new.name))
+    rb.show("REC-2", f"{C.name.upper()}: the standby starts as broker 1",
+            t.run_snippet(REC2[C.name], new.name))
+
+
+def held(t, C: Cluster) -> int:
+    """Bytes broker 2 holds (it has a replica of every partition): the data per broker."""
+    b2 = C.brokers[1]
+    return t.du(b2.name, str(b2.get("kafka_log_dirs")).split(",")[0])
+
+
+def committed_offsets(t, C: Cluster):
+    """(sum of the group's committed offsets, partitions listed, Result) - read-only."""
+    r = t.run_snippet("broker-recovery/REC-3-consumer-offsets.sh", t.hosts("clients")[0].name,
+                      read_only=True, check=True, BOOTSTRAP=bootstrap(C, skip_first=True).split(",")[0])
+    rows = [line.split() for line in r.stdout.splitlines() if line.startswith("rec-test-readers ")]
+    return sum(int(x[3]) for x in rows if x[3].isdigit()), len(rows), r
+
+
+def end_offsets(t, C: Cluster) -> dict[str, int]:
+    r = t.run(f"bin/kafka-get-offsets.sh --bootstrap-server {bootstrap(C, skip_first=True)} "
+              f"--topic {TOPIC}", t.hosts("clients")[0].name, read_only=True, check=True)
+    return {f"{TOPIC}-{p}": int(o) for p, o in (line.split(":")[1:] for line in r.stdout.split())}
+
+
+@dataclass
+class Replacement:
+    cluster: str
+    round: int
+    old: str
+    new: str
+    started: float
+    isr_complete: float
+    copied: int
+    transcript: object
+    log: object = None
+    log_seconds: float = 0.0
+    serving_seconds: float | None = None
+    resumed: int = 0
+    from_zero: int = 0
+    partitions: int = 0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def isr_seconds(self) -> float:
+        return self.isr_complete - self.started
+
+
+def replace_broker_1(t, C: Cluster, isr_timeout: float) -> Replacement:
+    """REC-2 on one cluster, then REC-3's measurements. The cluster's broker 1 is then the
+    host that took over; the host it replaced is the spare."""
+    old, new = C.broker1, C.spare
+    log_dir = str(old.get("kafka_log_dirs")).split(",")[0]
+    address = old.kafka_address
+    env = {"BOOTSTRAP": bootstrap(C, skip_first=True).split(",")[0]}
+    if C.shared_volume:
+        env["VOLUME"] = C.volume
+    had = t.du(old.name, log_dir)
+    # The standby is identical to broker 1: same server.properties. On DAS its disk is new
+    # and empty; on NFS it has nothing mounted yet.
+    t.copy_file(old.name, f"{old.get('kafka_home', kt.KAFKA_HOME)}/config/server.properties",
+                new.name).check()
+    mp = old.get("kafka_mountpoint")
+    if C.shared_volume:
+        t.run(f"if mountpoint -q {mp}; then umount {mp}; fi", new.name, check=True)
+    else:
+        t.run(f"rm -rf {log_dir} && mkdir -p {log_dir}", new.name, check=True)
+    with recovery.IsrWatch(bootstrap(C, skip_first=True), int(old.get("kafka_node_id")),
+                           {TOPIC, "__consumer_offsets"}) as w:
+        # Broker 1 fails: its JVM dies, and with the host gone so does its NFS mount.
+        killed = time.time()
+        t.stop_kafka(old.name, kill=True)
+        if C.shared_volume:
+            t.run(f"umount -l {mp}", old.name, check=True)
+        # The cluster notices (the controller fences it after its session timeout) before the
+        # standby takes over, as in the TR, where moving the address took longer than that.
+        fenced = w.wait(lambda s: recovery.out_of_isr_at(s, killed), 120,
+                        f"broker 1 of {C.name} leaving the ISR")
+        t.move_address(address, old.name, new.name)
+        # The standby is broker 1 now: the inventory's view follows (only this Target's copy).
+        new.vars.update(kafka_address=address, kafka_node_id=old.get("kafka_node_id"),
+                        kafka_log_dirs=old.get("kafka_log_dirs"))
+        started = time.time()
+        r = t.run_snippet(REC2[C.name], new.name, check=True, timeout=300, **env)
+        complete = w.wait(lambda s: recovery.isr_complete_at(s, started), isr_timeout,
+                          f"every partition of {C.name} in sync again",
+                          abort=lambda: None if t.kafka_pids(new.name) else
+                          f"the replacement's Kafka on {new.name} is not running:\n"
+                          + t.run("tail -n 15 logs/server.log", new.name, read_only=True).stdout)
+    has = t.du(new.name, log_dir)
+    # Bytes the replacement had to fetch: all of it on an empty disk; on the same volume, only
+    # what the log dir gained (nothing was produced meanwhile).
+    copied = has if not C.shared_volume else max(0, has - had)
+    # The old host is the spare now: its address is gone, its Kafka stopped.
+    old.vars.pop("kafka_address", None)
+    C.brokers[0], C.spare = new, old
+    C.rounds += 1
+    rep = Replacement(C.name, C.rounds, old.name, new.name, started, complete, copied, r,
+                      extra={"fenced_after": fenced - killed})
+    measure_log(t, C, rep)
+    return rep
+
+
+def measure_log(t, C: Cluster, rep: Replacement) -> None:
+    """REC-3 from the replacement's log: the TR's recovery time, and where each partition's
+    replica started (offset 0: copied again; the cluster's end offset: found in place)."""
+    r = t.run_snippet("broker-recovery/REC-3-recovery-log.sh", rep.new, read_only=True,
+                      check=True)
+    rec = recovery.recovery_from_log(r.stdout)
+    lines = t.run("grep -E 'starts at leader epoch|LogLoader|SHUTDOWN to STARTING' "
+                  "logs/server.log", rep.new, read_only=True, check=True).stdout
+    offsets = recovery.replica_start_offsets(lines, TOPIC)
+    ends = end_offsets(t, C)
+    with_data = [tp for tp, o in ends.items() if o > 0]
+    rep.log, rep.log_seconds, rep.serving_seconds = r, rec.seconds, rec.serving_seconds
+    rep.partitions = len(with_data)
+    rep.resumed = sum(1 for tp in with_data if offsets.get(tp) == ends[tp])
+    rep.from_zero = sum(1 for tp in with_data if offsets.get(tp) == 0)

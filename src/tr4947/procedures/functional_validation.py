@@ -1,0 +1,289 @@
+"""FV-1..FV-8: two Kafka clusters that differ only in their NFS storage, and a reassignment.
+
+Cluster 1 (``fv_c1``) keeps its logs on an ONTAP volume with ``-is-preserve-unlink-enabled``
+mounted over NFSv4.1; cluster 2 (``fv_c2``) on an NFSv3 export without it. Each step runs the
+chapter's snippets through the Target; steps that would change a system are only planned on
+a real target without confirm, and the steps that read their results are planned with them.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .. import kafka_tools as kt
+from ..inventory import Host
+
+SNIP = "functional-validation/"
+CLUSTERS = ("fv_c1", "fv_c2")
+TOPIC = "__a_demo_topic"
+
+
+@dataclass
+class Layout:
+    """The two clusters as the target's inventory describes them."""
+    brokers: dict[str, list[Host]]
+    client: str
+    ontap: str
+    records: int
+
+    @property
+    def b1(self) -> dict[str, Host]:
+        return {c: hs[0] for c, hs in self.brokers.items()}
+
+    def bootstrap(self, c: str) -> str:
+        return ",".join(f"{h.kafka_address}:{h.get('kafka_port', 9092)}" for h in self.brokers[c])
+
+    @property
+    def env(self) -> dict[str, str]:
+        """What the snippets read from the environment (their defaults show the lab's)."""
+        return {"CLUSTER1": self.bootstrap("fv_c1"), "CLUSTER2": self.bootstrap("fv_c2"),
+                "BROKERS": " ".join(self.b1[c].kafka_address for c in CLUSTERS),
+                "NUM_RECORDS": str(self.records)}
+
+    def data_dir(self, c: str) -> str:
+        return str(self.b1[c].get("kafka_log_dirs", "/demo/broker_demo_1")).split(",")[0]
+
+
+def layout(t, records: int) -> Layout:
+    return Layout({c: t.kafka_hosts(c) for c in CLUSTERS}, t.hosts("clients")[0].name,
+                  t.inventory.ontap().name, max(1, int(records)))
+
+
+def versions(t, L: Layout) -> dict[str, str]:
+    """What the target itself reports (read-only)."""
+    kafka = t.run("bin/kafka-topics.sh --version", L.client, read_only=True, check=True)
+    ontap = t.run("version", L.ontap, read_only=True, check=True)
+    return {"Kafka (client)": kafka.stdout.split()[0] if kafka.stdout else "?",
+            "ONTAP": ontap.output.strip().splitlines()[-1] if ontap.output.strip() else "?"}
+
+
+# --- FV-1, FV-2 ---------------------------------------------------------------------------------
+def create_volume(t, rb, L: Layout):
+    """FV-1: the volume with preserve-unlink, the same setting on an existing volume, the
+    check, and the same command at admin privilege (where the parameter does not exist)."""
+    create = t.run_snippet(SNIP + "FV-1-volume-create.ontap", L.ontap, check=True)
+    rb.show("FV-1", "Create the volume at advanced privilege", create, prompt="::>")
+    modify = t.run_snippet(SNIP + "FV-1-volume-modify.ontap", L.ontap, check=True, needs=create)
+    rb.show("FV-1", "The same setting on an existing volume", modify, prompt="::>")
+    show = t.run_snippet(SNIP + "FV-1-volume-show.ontap", L.ontap, read_only=True, check=True,
+                         needs=create)
+    rb.show("FV-1", "Check it", show, prompt="::>")
+    svm = t.inventory.ontap().get("ontap_svm", "svm_kafka")
+    admin = t.run(f"volume modify -vserver {svm} -volume kafka_fg_vol01 "
+                  "-is-preserve-unlink-enabled true", L.ontap, needs=create)
+    rb.show("FV-1", "Without advanced privilege the parameter does not exist", admin,
+            prompt="::>")
+    return create
+
+
+def prepare_clusters(t, rb, L: Layout, needs=None) -> list:
+    """FV-2: cluster 2's export (a volume without preserve-unlink on the same ONTAP, where the
+    inventory says its export lives there), each broker's mount, then Kafka on both
+    clusters."""
+    done = []
+    if t.hosts("fv_c2")[0].get("nfs_export_on_ontap"):
+        r = t.run_snippet(SNIP + "FV-2-lab-generic-nfsv3-volume.ontap", L.ontap, check=True)
+        rb.show("FV-2", "The NFSv3 export of cluster 2: a volume without preserve-unlink", r,
+                prompt="::>")
+        done.append(r)
+    for c, snippet in (("fv_c1", "FV-2-mount-cluster1.sh"), ("fv_c2", "FV-2-mount-cluster2.sh")):
+        for h in L.brokers[c]:
+            lif = h.get("nfs_lif")
+            vol = h.get("nfs_volume")
+            export = f"{lif}:{(h.get('kafka_volumes') or {}).get(vol, {}).get('junction_path', '/' + vol)}" \
+                if lif and vol else None
+            r = t.run_snippet(SNIP + snippet, h.name, check=True, needs=needs,
+                              env={"NFS_EXPORT": export} if export else None)
+            done.append(r)
+            if h is L.b1[c]:
+                rb.show("FV-2", f"Mount on broker 1 of {c}", r)
+    started = t.start_kafka([h.name for c in CLUSTERS
+                             for h in t.kafka_hosts(c, role="controller") + L.brokers[c]])
+    print(f"Kafka: {'planned' if started.planned else 'serving'} on "
+          f"{sum(len(L.brokers[c]) for c in CLUSTERS)} brokers")
+    return done + list(started)
+
+
+# --- FV-3..FV-5 --------------------------------------------------------------------------------
+def create_topic(t, rb, L: Layout):
+    r = t.run_snippet(SNIP + "FV-3-topic-create.sh", L.client, env=L.env, check=True)
+    rb.show("FV-3", "Create __a_demo_topic on both clusters", r)
+    d = t.run_snippet(SNIP + "FV-3-topic-describe.sh", L.client, env=L.env, read_only=True,
+                      check=True, needs=r)
+    rb.show("FV-3", "Describe it", d)
+    if not d.planned:
+        for c, text in zip(CLUSTERS, d.stdout.split("== cluster 2")):
+            reps = kt.replicas(text)
+            print(f"{c}: {len(reps)} partitions, replication factor "
+                  f"{sorted({len(v) for v in reps.values()})}")
+    return r
+
+
+def load(t, rb, L: Layout, needs=None) -> dict[str, int]:
+    """FV-4: records acknowledged per cluster (acks=all)."""
+    r = t.run_snippet(SNIP + "FV-4-producer-perf.sh", L.client, env=L.env, check=True,
+                      timeout=3600, needs=needs)
+    rb.show("FV-4", "kafka-producer-perf-test, once per cluster", r, show=False)
+    if r.planned:
+        print(r.stdout)
+        return {}
+    print("\n".join(line for line in r.stdout.splitlines() if "99.9th" in line))
+    return dict(zip(CLUSTERS, kt.records_sent(r.stdout)))
+
+
+def health(t, rb, L: Layout, proc_id: str, title: str) -> dict[str, bool]:
+    """The TR's telnet check of broker 1 on both clusters (read-only)."""
+    r = t.run_snippet(SNIP + "FV-5-health-check.sh", L.client, env=L.env, read_only=True,
+                      check=True)
+    rb.show(proc_id, title, r)
+    return {c: f"{L.b1[c].kafka_address}:9092 connected" in r.stdout for c in CLUSTERS}
+
+
+def alive(t, L: Layout, c: str) -> bool:
+    r = t.run_snippet(SNIP + "FV-5-health-check.sh", L.client, read_only=True, check=True,
+                      env={**L.env, "BROKERS": L.b1[c].kafka_address})
+    return "connected" in r.stdout.split()
+
+
+# --- FV-6: the reassignment -------------------------------------------------------------------
+def describe_topic(t, L: Layout, c: str) -> str:
+    r = t.run_snippet(SNIP + "FV-3-topic-describe.sh", L.client, read_only=True, check=True,
+                      env={**L.env, "CLUSTER1": L.bootstrap(c)})
+    return r.stdout.split("== cluster 2")[0]
+
+
+def leftovers(t, L: Layout, c: str) -> list[str]:
+    """'-delete' directories and hidden (silly-renamed) files in broker 1's log dir."""
+    d = L.data_dir(c)
+    r = t.run(f"ls -d {d}/*-delete {d}/*/.nfs* {d}/*/.fuse_hidden* 2>/dev/null || true",
+              L.b1[c].name, read_only=True)
+    return r.stdout.split()
+
+
+def settled(t, L: Layout, c: str, after: dict[int, list[int]]) -> bool:
+    """Broker 1's log dir holds exactly the partitions of its new assignment: the moved ones
+    are gone, '-delete' directories included."""
+    have = set(t.run(["ls", L.data_dir(c)], L.b1[c].name, read_only=True, check=True)
+               .stdout.split())
+    want = {f"{TOPIC}-{p}" for p, reps in after.items() if 1 in reps}
+    return {d for d in have if d.startswith(f"{TOPIC}-")} == want
+
+
+def reassign(t, rb, L: Layout, c: str, label: str, attempts: int = 10) -> dict:
+    """--generate (again while the proposal leaves broker 1's replicas where they are: broker
+    1 is the one the TR checks), --execute, then --verify until every partition moved."""
+    e = {**L.env, "BOOTSTRAP": L.bootstrap(c)}
+    placed = t.run_snippet(SNIP + "FV-6-topics-to-move.json", L.client, dest="/tmp/topics.json",
+                           check=True)
+    if placed.planned:
+        for s in ("FV-6-reassign-generate.sh", "FV-6-reassign-execute.sh",
+                  "FV-6-reassign-verify.sh"):
+            rb.show("FV-6", f"{label}: {s.split('-')[-1].removesuffix('.sh')} on {c}",
+                    t.run_snippet(SNIP + s, L.client, env=e, needs=placed))
+        return {"planned": True}
+    before = kt.replicas(describe_topic(t, L, c))
+    for attempt in range(1, attempts + 1):
+        gen = t.run_snippet(SNIP + "FV-6-reassign-generate.sh", L.client, env=e, check=True)
+        plan = json.loads(t.read_file(L.client, "/tmp/reassignment-file.json").stdout)
+        losers = kt.brokers_giving_up_replicas(before, kt.assignment(plan))
+        if 1 in losers:
+            break
+        print(f"{c}: proposal {attempt} leaves broker 1's replicas in place; generating again")
+    else:
+        raise RuntimeError(f"{c}: no proposal in {attempts} tries moves a replica off broker 1")
+    rb.show("FV-6", f"{label}: --generate on {c}", gen)
+    ex = t.run_snippet(SNIP + "FV-6-reassign-execute.sh", L.client, env=e, check=True)
+    rb.show("FV-6", f"{label}: --execute on {c}", ex)
+    return {"before": before, "after": kt.assignment(plan), "losers": losers}
+
+
+def verify(t, rb, L: Layout, c: str, label: str, timeout: float = 600) -> None:
+    e = {**L.env, "BOOTSTRAP": L.bootstrap(c)}
+    last = {}
+
+    def done():
+        last["r"] = t.run_snippet(SNIP + "FV-6-reassign-verify.sh", L.client, env=e,
+                                  read_only=True, check=True)
+        return kt.reassignment_done(last["r"].stdout)
+    kt.until(done, timeout, 3, f"the reassignment on {c} to complete",
+             seen=lambda: last["r"].stdout[-300:])
+    rb.show("FV-6", f"{label}: --verify on {c}", last["r"])
+
+
+def wait_settled(t, L: Layout, c: str, move: dict, timeout: float) -> str:
+    """Until broker 1 of ``c`` has deleted the moved partitions, or stopped trying (dead).
+    Returns "settled" or "dead"; a timeout reports what was left."""
+    if move.get("planned"):
+        return "planned"
+    return kt.until(
+        lambda: ("settled" if settled(t, L, c, move["after"]) else
+                 "dead" if not alive(t, L, c) else None),
+        timeout, 2, f"broker 1 of {c} to delete the moved partitions (or fail)",
+        seen=lambda: f"left in its log dir: {leftovers(t, L, c) or 'nothing'}")
+
+
+def hold_open(t, rb, L: Layout) -> None:
+    """Round 2's reader: on broker 1's host of each cluster, a process keeps the topic's
+    segment files open (as an agent tailing or scanning the log dir would)."""
+    for c in CLUSTERS:
+        r = t.run_snippet(SNIP + "FV-6-hold-segments-open.sh", L.b1[c].name, check=True,
+                          env={"DATA_DIR": L.data_dir(c)})
+        rb.show("FV-6", f"Round 2: a reader holds broker 1's segment files open ({c})", r)
+
+
+# --- FV-8 and the recovery ----------------------------------------------------------------------
+def inspect(t, rb, L: Layout, readers: bool) -> dict[str, str]:
+    """Broker 1's log dir and what it logged, on both clusters; the readers' own messages."""
+    for c in CLUSTERS:
+        r = t.run_snippet(SNIP + "FV-8-list-log-dirs.sh", L.b1[c].name, read_only=True,
+                          env={"DATA_DIR": L.data_dir(c)})
+        rb.show("FV-8", f"Broker 1's log dir on {c}", r)
+    for c in CLUSTERS:
+        r = t.run_snippet(SNIP + "FV-8-broker-log.sh", L.b1[c].name, read_only=True)
+        rb.show("FV-8", f"What broker 1 of {c} logged", r)
+    seen = {}
+    if readers:
+        for c in CLUSTERS:
+            r = t.run("cat /tmp/segment-reader.log", L.b1[c].name, read_only=True, check=True)
+            seen[c] = r.stdout
+            rb.show("FV-8", f"What the reader on broker 1's host of {c} saw", r)
+    return seen
+
+
+def recover(t, rb, L: Layout, c: str) -> None:
+    """FV-8r: find what holds the silly-renamed files, stop it, start the broker again (Kafka
+    deletes the leftover '-delete' directory at start-up), check the cluster."""
+    host = L.b1[c].name
+    env = {"DATA_DIR": L.data_dir(c), "CLUSTER2": L.bootstrap(c)}
+    r = t.run_snippet(SNIP + "FV-8-recover-find-holders.sh", host, read_only=True, env=env)
+    rb.show("FV-8r", "Find holders", r)
+    r = t.run_snippet(SNIP + "FV-8-recover-stop-holder.sh", host, env=env)
+    rb.show("FV-8r", "Stop holder", r)
+    r = t.run_snippet(SNIP + "FV-8-recover-restart-broker.sh", host, check=True)
+    rb.show("FV-8r", "Restart the broker", r)
+    if r.planned:
+        return
+    t.wait_serving([host])
+
+    def caught_up():
+        d = describe_topic(t, L, c)
+        return not leftovers(t, L, c) and all(
+            len(kt.in_sync(d)[p]) == len(reps) for p, reps in kt.replicas(d).items())
+    kt.until(caught_up, 300, 3, f"{c} to delete the leftover and catch up",
+             seen=lambda: f"left: {leftovers(t, L, c) or 'nothing'}")
+    r = t.run_snippet(SNIP + "FV-8-recover-check.sh", host, read_only=True, env=env, check=True)
+    rb.show("FV-8r", "Check the cluster", r)
+
+
+def records_in_topic(t, L: Layout, c: str) -> int:
+    r = t.run(f"bin/kafka-get-offsets.sh --bootstrap-server {L.bootstrap(c)} --topic {TOPIC}",
+              L.client, read_only=True, check=True)
+    return sum(int(line.rsplit(":", 1)[1]) for line in r.stdout.split())
+
+
+def stop_readers(t, L: Layout) -> None:
+    """The round-2 readers that are still running (one may have stopped by itself once all
+    its files were gone)."""
+    for c in CLUSTERS:
+        t.run("kill $(cat /tmp/segment-reader.pid 2>/dev/null) 2>/dev/null || true",
+              L.b1[c].name)
