@@ -115,18 +115,22 @@ class Inventory:
 
 
 def _import_ansible() -> None:
-    """Import ansible with the process's real stdout/stderr in place: in a notebook kernel
-    they are replaced by objects without a file descriptor, and ansible's display module then
-    prints two warnings (fork-safety, encoding) into the reader's output."""
+    """Import ansible's display with plain file streams in place: on import it patches and
+    reconfigures sys.stdout/stderr, which a notebook kernel has replaced by objects without a
+    file behind them (or a pipe that cannot be reconfigured), and it then prints two warnings
+    (fork-safety, encoding) into the reader's output. It writes through sys.stdout as it is at
+    print time, so the streams it patched at import need not be the ones it uses."""
+    import os
     import sys
     if "ansible.utils.display" in sys.modules:
         return
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-    try:
-        import ansible.utils.display  # noqa: F401
-    finally:
-        sys.stdout, sys.stderr = out, err
+    with open(os.devnull, "w") as o, open(os.devnull, "w") as e:
+        sys.stdout, sys.stderr = o, e
+        try:
+            import ansible.utils.display  # noqa: F401
+        finally:
+            sys.stdout, sys.stderr = out, err
 
 
 def inventory_path(name_or_path: str | os.PathLike) -> Path:

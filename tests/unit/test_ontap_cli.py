@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from tr4947.lab.ontap import bootstrap, session, state, units
+from tr4947 import units
+from tr4947.lab.ontap import bootstrap, session, state
 
 FV1 = ("volume create -vserver svm_kafka -volume kafka_fg_vol01 -aggregate aggr1 -size 3500GB "
        "-state online -policy kafka_policy -security-style unix -unix-permissions 0777 "

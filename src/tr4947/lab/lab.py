@@ -213,13 +213,9 @@ class Lab:
         from .ontap import bootstrap, rest
         pw = bootstrap.load_passwords(self.root) if bootstrap.passwords_file(self.root).exists() \
             else {}
-        aws = self._vars.get("lab_aws_address")
         return {
             "ssh_key": str(self.ssh_key), "known_hosts": str(self.known_hosts),
             "ontap_passwords": pw, "ontap_ca_bundle": str(rest.cert_file(self.root)),
-            "aws_env": (fsx.client_env(f"http://{aws}:{self._vars.get('lab_aws_port', 80)}",
-                                       self.root)
-                        if aws and (self.root / fsx.CREDENTIALS).exists() else {}),
         }
 
     # --- bring-up -------------------------------------------------------------------------------
@@ -320,9 +316,6 @@ class Lab:
             started.append((h, recs[h.name]))
         H.save_records(self.records_file, recs)
         for h, rec in started:
-            if h.spec.role == "aws":
-                _wait_for(lambda: (self.root / fsx.CREDENTIALS).exists(), 30,
-                          f"the AWS stand-in's access key ({h.console()})")
             ports = {"linux": [22], "aws": [int(self._vars.get("lab_aws_port", 80))],
                      "ontap": [int(self.inv.ontap().get("ansible_port", 22)),
                                int(self.inv.ontap().get("ontap_rest_port", 443))]}[h.spec.role]
@@ -331,8 +324,31 @@ class Lab:
                     h.wait_port(rec, port)
                 except H.HostError as exc:
                     raise LabError(str(exc)) from None
+        self._configure_aws(new)
         self.say(f"hosts up: {', '.join(new)}")
         return new
+
+    def _configure_aws(self, hosts: list[str]) -> None:
+        """The clients are admin hosts: their AWS CLI is configured for the lab's AWS (its
+        endpoint and the key the AWS stand-in made), as an admin host has its own
+        ~/.aws/config and credentials; the TR's `aws fsx` commands then run as printed."""
+        aws = self._vars.get("lab_aws_address")
+        if not aws or "clients" not in self.inv.groups:
+            return
+        clients = [h.name for h in self.inv.select("clients") if h.name in hosts]
+        if not clients:
+            return
+        _wait_for(lambda: (self.root / fsx.CREDENTIALS).exists(), 30, "the AWS stand-in's key")
+        env = fsx.client_env(f"http://{aws}:{self._vars.get('lab_aws_port', 80)}", self.root)
+        config = ("[default]\nregion = us-east-1\noutput = json\n"
+                  f"endpoint_url = {env['AWS_ENDPOINT_URL']}\n")
+        creds = ("[default]\n"
+                 f"aws_access_key_id = {env['AWS_ACCESS_KEY_ID']}\n"
+                 f"aws_secret_access_key = {env['AWS_SECRET_ACCESS_KEY']}\n")
+        for c in clients:
+            self.exec(c, "umask 077 && mkdir -p /root/.aws && cat > /root/.aws/credentials",
+                      input=creds)
+            self.exec(c, "cat > /root/.aws/config", input=config)
 
     def _create_volumes(self, clusters: list[str]) -> None:
         """The NFS clusters' volumes, made with the TR's clustershell command (FV-1's) by the
@@ -350,7 +366,7 @@ class Lab:
         if not lines:
             return
         self.say(f"ONTAP: creating volumes {', '.join(n for n in wanted if f'{svm}:{n}' not in have)}")
-        r = Session(self.root, "admin").run_sync(
+        r = Session(self.root, "admin", channel="lab").run_sync(
             "set -privilege advanced -confirmations off; " + "; ".join(lines))
         if r.error:
             raise LabError(f"ONTAP volume create failed:\n{r.output[-2000:]}")

@@ -21,9 +21,8 @@ import multiprocessing as mp
 import os
 import random
 import string
-import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 

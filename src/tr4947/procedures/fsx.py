@@ -1,9 +1,8 @@
 """FSx for NetApp ONTAP (FSX-1..FSX-5, FSX-7): the file system, its SVM and six volumes, made
 with the TR's ``aws fsx`` commands on the admin host and its ONTAP commands over SSH.
 
-The AWS CLI runs on the target's client (admin) host with the Target's AWS environment (none
-on a real target, whose host has its own configuration; the lab's points at its AWS
-stand-in). The subnets come from the inventory (``aws_subnet_ids``); the fsxadmin password
+The AWS CLI runs on the target's client (admin) host with that host's own AWS configuration
+(the lab's clients are configured for the lab's AWS stand-in). The subnets come from the inventory (``aws_subnet_ids``); the fsxadmin password
 from the Target (``FSXADMIN_PASSWORD`` on a real target; the lab makes one): it reaches the
 host on stdin, never on a command line.
 """
@@ -34,7 +33,7 @@ class FileSystem:
 def environment(t) -> dict[str, str]:
     subnets = t.inventory.ontap().get("aws_subnet_ids") or ["SUBNET-1-FROM-INVENTORY",
                                                             "SUBNET-2-FROM-INVENTORY"]
-    return {**t.aws_env(), "SUBNET_ID_1": subnets[0], "SUBNET_ID_2": subnets[-1]}
+    return {"SUBNET_ID_1": subnets[0], "SUBNET_ID_2": subnets[-1]}
 
 
 def _poll(t, snippet: str, client: str, env: dict, needs, done, timeout: float):

@@ -15,7 +15,7 @@ import json
 
 from .. import broker_config, inventory
 from ..targets import fstab as fs
-from ..targets.base import BACKUP_SUFFIX
+from ..targets.files import BACKUP_SUFFIX
 from . import cvo
 
 

@@ -6,7 +6,8 @@ exists to be changed.
 """
 from __future__ import annotations
 
-from .base import Result, ResultSet, Target, TargetError
+from .base import Target
+from .result import Result, ResultSet, TargetError
 
 __all__ = ["open", "Result", "ResultSet", "Target", "TargetError"]
 

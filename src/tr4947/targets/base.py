@@ -35,99 +35,20 @@ such a mapping to what runs, so a page shows real lines and a target gets its ow
 """
 from __future__ import annotations
 
-import datetime as _dt
 import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from .. import paths, secrets
 from ..inventory import Host, Inventory
 from ..transports import ssh
+from .files import BACKUP_SUFFIX, plain_path
+from .kafka import KafkaOperations
+from .result import Result, ResultSet, TargetError, now_iso
 
 DEFAULT_TIMEOUT = 600.0
 ONTAP_GROUP = "ontap"
-#: A host file a step edits is first copied to <file> + this (fstab, server.properties).
-BACKUP_SUFFIX = ".tr4947.bak"
-
-
-@dataclass
-class Result:
-    host: str
-    command: str
-    exit_code: int | None           # None: planned (dry run) or killed by the timeout
-    stdout: str
-    stderr: str
-    duration: float
-    started: str                    # ISO 8601, UTC
-    planned: bool = False
-    timed_out: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0 or self.planned
-
-    def check(self) -> "Result":
-        if not self.ok:
-            raise TargetError.from_result(self)
-        return self
-
-    @property
-    def output(self) -> str:
-        return self.stdout + (("\n" if self.stdout and self.stderr else "") + self.stderr)
-
-    def transcript(self, prompt: str = "$ ") -> str:
-        """Console transcript (command + output) for rendering; secrets masked."""
-        return secrets.redact(f"{prompt}{self.command}\n{self.output}".rstrip() + "\n")
-
-    def __str__(self) -> str:
-        return self.transcript()
-
-
-class ResultSet(list):
-    """Results of one command on every host of a group."""
-
-    @property
-    def ok(self) -> bool:
-        return all(r.ok for r in self)
-
-    @property
-    def planned(self) -> bool:
-        return any(r.planned for r in self)
-
-    def check(self) -> "ResultSet":
-        for r in self:
-            r.check()
-        return self
-
-    def by_host(self) -> dict[str, Result]:
-        return {r.host: r for r in self}
-
-    def __str__(self) -> str:
-        return "\n".join(f"[{r.host}]\n{r.transcript()}" for r in self)
-
-
-class TargetError(RuntimeError):
-    """A step failed: which host, which command, its exit code and the end of its output."""
-
-    def __init__(self, host: str, command: str, exit_code: int | None, output: str,
-                 reason: str = "", result: Result | None = None):
-        self.host, self.command, self.exit_code = host, command, exit_code
-        self.output_tail = secrets.redact(output[-3000:])
-        self.result = result
-        what = reason or (f"exit code {exit_code}" if exit_code is not None else "no exit code")
-        super().__init__(f"{secrets.redact(command)!s} failed on {host}: {what}\n"
-                         f"--- output (tail) ---\n{self.output_tail}")
-
-    @classmethod
-    def from_result(cls, r: Result) -> "TargetError":
-        reason = "timed out after %.0fs (process group killed)" % r.duration if r.timed_out else ""
-        return cls(r.host, r.command, r.exit_code, r.output, reason, r)
-
-
-def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def _ontap_word(v: object) -> str:
@@ -168,16 +89,6 @@ def replace_values(text: str, values: Mapping[str, str] | None) -> str:
     return re.sub(rf"(?<![\w.-])(?:{alt})(?![\w-]|\.\w)", lambda m: values[m.group(0)], text)
 
 
-def plain_path(path: str, what: str) -> str:
-    """``path`` if it is absolute and made of letters, digits, '.', '_', '-' and '/' only,
-    without '..': it names a file on a host in a command, so nothing in it may be read by
-    the shell as anything but a path."""
-    if not re.fullmatch(r"/[\w./-]+", path) or ".." in path.split("/"):
-        raise ValueError(f"{what} path {path!r}: give an absolute path of letters, digits, "
-                         "'.', '_', '-' and '/' (no '..')")
-    return path
-
-
 def with_env(script: str, env: Mapping[str, str]) -> str:
     """The script as it ran: preceded by `export NAME=value` for each variable it reads
     from the environment we gave it, so a transcript never shows a default that was not
@@ -185,9 +96,6 @@ def with_env(script: str, env: Mapping[str, str]) -> str:
     used = [k for k in env if re.search(rf"\$\{{?{re.escape(k)}\b", script)]
     head = "".join(f"export {k}={shlex.quote(str(env[k]))}\n" for k in used)
     return head + script
-
-
-from .kafka import KafkaOperations  # noqa: E402 - it needs Result & co. defined above
 
 
 def ontap_lines(text: str) -> list[str]:
@@ -308,12 +216,6 @@ class Target(KafkaOperations):
         value = os.environ.get(name)
         secrets.register(value)
         return value
-
-    def aws_env(self) -> dict[str, str]:
-        """Environment for the AWS CLI on the admin host: nothing on a real target (the
-        host's own AWS configuration is used); the lab points it at its stand-in."""
-        url = self.inventory.ontap().get("aws_endpoint_url")
-        return {"AWS_ENDPOINT_URL": url} if url else {}
 
     def ontap_rest(self):
         """A netapp_ontap HostConnection to the cluster management address (use as a

@@ -21,7 +21,7 @@ import ipaddress
 import re
 from typing import Mapping
 
-from .base import BACKUP_SUFFIX, plain_path
+from .files import BACKUP_SUFFIX, plain_path
 
 FSTAB = "/etc/fstab"
 LAB_RANGE = ipaddress.ip_network("198.18.0.0/15")

@@ -22,7 +22,8 @@ from typing import Iterable
 
 from .. import kafka_tools
 from ..inventory import Host
-from .base import Result, ResultSet, plain_path
+from .files import plain_path
+from .result import Result, ResultSet
 
 KAFKA_PROCESS = r"kafka\.Kafka"
 
@@ -61,10 +62,14 @@ class KafkaOperations:
         until all of them serve. ``env``: for Kafka's start script (e.g. KAFKA_HEAP_OPTS)."""
         names = self._names(hosts)
         names.sort(key=lambda n: self.host(n).get("kafka_role", "broker") != "controller")
-        out = ResultSet()
-        for n in names:
-            out.append(self.run(kafka_tools.start_command(self.host(n)), n, check=True,
-                                env=env))
+        # Every host at once, as a cluster's operators would: each start formats its storage
+        # first (a short JVM), and brokers wait for their controllers by themselves. At most
+        # three at a time: more JVMs starting together only slow each other down.
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(3) as pool:
+            out = ResultSet(pool.map(lambda n: self.run(kafka_tools.start_command(self.host(n)),
+                                                        n, env=env), names))
+        out.check()
         if wait and not out.planned:
             self.wait_serving(names, timeout)
         return out

@@ -98,13 +98,6 @@ class LabTarget(Target):
         secrets.register(value)
         return value
 
-    def aws_env(self) -> dict[str, str]:
-        env = self._creds()["aws_env"]
-        for k, v in env.items():
-            if secrets.is_secret(k):
-                secrets.register(v)
-        return env
-
     # --- bring-up and tear-down ---------------------------------------------------------------------
     def provision(self, clusters: Iterable[str] = (), kafka: str = "installed",
                   fresh: bool = False) -> str:
