@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from . import service
+from . import audit, service
 from . import bootstrap as _boot
 from . import rest_resources as R
 from . import state
@@ -93,6 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     protocol_version = "HTTP/1.1"
     root: Path = Path(".")
+    _user = "?"
 
     # --- plumbing -------------------------------------------------------------------------
     def log_message(self, fmt, *args):           # the default logs the full request line
@@ -122,6 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (OSError, ValueError):
             known = None
         ok = bool(known) and hmac.compare_digest(known.encode(), pw.encode())
+        self._user = user
         if not ok:
             log.info("authentication failed for user %r", user)
         return ok
@@ -167,6 +169,8 @@ class _Handler(BaseHTTPRequestHandler):
             log.exception("internal error")
             status, out, headers = 500, {"error": {
                 "message": f"lab stand-in internal error: {exc}", "code": "1"}}, {}
+        audit.record(self.root, "rest", self._user, self.client_address[0],
+                     f"{self.command} {url.path}", self.command == "GET", status < 400)
         self._send(status, out, headers)
 
     do_GET = do_POST = do_PATCH = do_DELETE = _dispatch

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from . import cli, commands, state
+from . import audit, cli, commands, state
 from .cli import CliError
 
 
@@ -20,9 +20,11 @@ class Result:
 
 
 class Session:
-    def __init__(self, root: Path, user: str = "admin"):
+    def __init__(self, root: Path, user: str = "admin", channel: str = "ssh", peer: str = ""):
         self.root = Path(root)
         self.user = user
+        self.channel = channel          # ssh | lab (provisioning): in the command log
+        self.peer = peer
         self.privilege = "admin"
         self.confirmations = True
         self.cluster_name = state.load(self.root).name
@@ -66,7 +68,16 @@ class Session:
         try:
             parsed = cli.parse(commands.TREE, line, self.privilege)
         except CliError as exc:
+            audit.record(self.root, self.channel, self.user, self.peer, line, True, False)
             return Result(str(exc), True)
+        if not isinstance(parsed, cli.Node) and not parsed.help:
+            r = await self._run(parsed, line, ask)
+            audit.record(self.root, self.channel, self.user, self.peer, line,
+                         audit.reads_only(" ".join(parsed.command.path)), not r.error)
+            return r
+        return await self._run(parsed, line, ask)
+
+    async def _run(self, parsed, line: str, ask) -> Result:
         if isinstance(parsed, cli.Node):
             return Result(cli.directory_help(parsed, self.privilege), False)
         if parsed.help:

@@ -81,8 +81,9 @@ class _Server(asyncssh.SSHServer):
 
 async def _handle(process: asyncssh.SSHServerProcess, root: Path) -> None:
     user = process.get_extra_info("username")
+    peer = (process.get_extra_info("peername") or ("?",))[0]
     try:
-        session = Session(root, user)
+        session = Session(root, user, "ssh", peer)
     except FileNotFoundError as exc:
         process.stderr.write(f"{exc}\n")
         process.exit(1)
