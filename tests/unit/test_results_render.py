@@ -1,68 +1,113 @@
-"""Recorded runs become AsciiDoc partials with provenance; real targets never overwrite lab."""
+"""Run records become generated partials and charts at build time, with provenance and labels."""
 import json
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from tr4947 import paths
 from tr4947.results import render
-from tr4947.runbook import open_runbook
+from tr4947.runbook import record
+
+PARTIALS = render.MODULE / "partials" / "results"
+IMAGES = render.MODULE / "images" / "results"
 
 
-@pytest.fixture
-def docs(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "DOCS", tmp_path / "docs")
-    return tmp_path / "docs"
-
-
-def run(tmp_path, target, **kw):
-    rec = open_runbook("functional-validation", "functional-validation", target=target,
-                       parameters={"scale": 0.01}, versions={"Kafka": "4.1.1"},
-                       results_dir=tmp_path / "results" / target, **kw)
+def run_record(results, target, kind="lab", chapter="functional-validation", **extra):
+    """A run record as the runner writes it: the notebook's records plus provenance."""
+    rec = record.start("functional-validation", chapter, target, {"scale": 0.01},
+                       results_dir=results.parent / "stage", kind=kind)
+    rec.echo = False
     rec.console("FV-3", "Topic description", "kafka-topics.sh --describe --topic t",
                 "Topic: t\tPartitionCount: 4\n----\nend", host="broker1")
     rec.table("FV-7", "Broker health", ["cluster", "broker 1"], [["c1", "up"], ["c2", "down|x"]])
     rec.chart("FV-4", "Throughput", {"series": [{"name": "lab", "x": [1, 2], "y": [3, 4]}],
                                      "reference": [{"name": "TR", "x": [1, 2], "y": [5, 5]}]})
-    return rec.finish()
+    rec.console("FV-5", "Volumes", "", "cluster1::> volume show\nVserver Volume\n",
+                prompt="")
+    recs = json.loads(rec.finish().read_text())
+    doc = {"notebook": "functional-validation", "chapter": chapter,
+           "run": {"id": f"20261124T000000Z-{target[:6]}", "target": target, "kind": kind,
+                   "started": "2026-11-24T00:00:00+00:00", "commit": "a" * 40,
+                   "inputs_changed_since_commit": [], "digest": "d" * 16,
+                   "parameters": {"scale": 0.01}, "versions": {"Kafka": "4.1.1"}},
+           "records": recs["records"], **extra}
+    f = results / target / "functional-validation.json"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(json.dumps(doc))
+    return f
 
 
-def test_partials_with_provenance_and_escaping(tmp_path, docs):
-    render.render_file(run(tmp_path, "lab"))
-    fv3 = (docs / "partials/results/lab/functional-validation/FV-3.adoc").read_text()
+def test_partials_with_provenance_labels_and_escaping(tmp_path):
+    run_record(tmp_path / "results", "lab")
+    out = tmp_path / "gen"
+    render.render_all(tmp_path / "results", out)
+    fv3 = (out / PARTIALS / "lab/functional-validation/FV-3.adoc").read_text()
     assert "[.result.lab]" in fv3
     assert "broker1 $ kafka-topics.sh --describe --topic t" in fv3
     # The output contains a line '----': the listing fence must be longer than it.
     assert "\n-----\n" in fv3
     assert "[.provenance]" in fv3 and "target `lab` (lab)" in fv3 and "Kafka 4.1.1" in fv3
     assert "scale=0.01" in fv3 and "not from NetApp hardware" in fv3
-    fv7 = (docs / "partials/results/lab/functional-validation/FV-7.adoc").read_text()
-    assert "down\\|x" in fv7                      # table cell pipes escaped
-    svg = docs / "images/results/lab/functional-validation/FV-4-1.svg"
-    ET.parse(svg)                                 # a well-formed SVG was drawn
+    assert "{repo-url}/commit/" + "a" * 40 in fv3          # the commit resolves to a link
+    fv7 = (out / PARTIALS / "lab/functional-validation/FV-7.adoc").read_text()
+    assert "down\\|x" in fv7                                # table cell pipes escaped
+    ET.parse(out / IMAGES / "lab/functional-validation/FV-4-1.svg")   # a well-formed SVG
     assert "image::results/lab/functional-validation/FV-4-1.svg" in \
-        (docs / "partials/results/lab/functional-validation/FV-4.adoc").read_text()
+        (out / PARTIALS / "lab/functional-validation/FV-4.adoc").read_text()
+    # A clustershell transcript from the lab is labelled as the stand-in's output.
+    assert "ONTAP stand-in" in (out / PARTIALS / "lab/functional-validation/FV-5.adoc").read_text()
 
 
-def test_real_target_renders_beside_lab(tmp_path, docs):
-    render.render_file(run(tmp_path, "lab"))
-    lab_before = (docs / "partials/results/lab/functional-validation/FV-3.adoc").read_text()
-    render.render_file(run(tmp_path, "aff"))
-    assert (docs / "partials/results/lab/functional-validation/FV-3.adoc").read_text() == lab_before
-    real = (docs / "partials/results/aff/functional-validation/FV-3.adoc").read_text()
+def test_real_target_is_not_labelled_stand_in_and_follows_lab(tmp_path):
+    run_record(tmp_path / "results", "lab")
+    run_record(tmp_path / "results", "aff", kind="real")
+    out = tmp_path / "gen"
+    render.render_all(tmp_path / "results", out)
+    real = (out / PARTIALS / "aff/functional-validation/FV-5.adoc").read_text()
     assert "[.result.real]" in real and "real target `aff`" in real
-    agg = (docs / "partials/results/functional-validation/FV-3.adoc").read_text().splitlines()
-    includes = [l for l in agg if l.startswith("include::")]
+    assert "stand-in" not in real
+    agg = (out / PARTIALS / "functional-validation/FV-3.adoc").read_text().splitlines()
+    includes = [line for line in agg if line.startswith("include::")]
     assert includes == ["include::partial$results/lab/functional-validation/FV-3.adoc[]",
                         "include::partial$results/aff/functional-validation/FV-3.adoc[]"]
 
 
+def test_last_failure_is_said_above_kept_results(tmp_path):
+    run_record(tmp_path / "results", "lab", last_failure={
+        "run_id": "20261124T010000Z-bad", "at": "2026-11-24T01:00:00+00:00",
+        "error": "cell 4: RuntimeError: broker 2 did not start"})
+    out = tmp_path / "gen"
+    render.render_all(tmp_path / "results", out)
+    fv3 = (out / PARTIALS / "lab/functional-validation/FV-3.adoc").read_text()
+    assert fv3.index("[WARNING]") < fv3.index("[.result.lab]")
+    assert "broker 2 did not start" in fv3 and "20261124T000000Z-lab" in fv3
+
+
+def test_rebuild_writes_only_changes_and_removes_stale(tmp_path):
+    f = run_record(tmp_path / "results", "lab")
+    out = tmp_path / "gen"
+    first = render.render_all(tmp_path / "results", out)
+    assert first and render.render_all(tmp_path / "results", out) == []
+    doc = json.loads(f.read_text())
+    doc["records"] = [r for r in doc["records"] if r["id"] != "FV-7"]
+    f.write_text(json.dumps(doc))
+    render.render_all(tmp_path / "results", out)
+    assert not (out / PARTIALS / "lab/functional-validation/FV-7.adoc").exists()
+    assert (out / PARTIALS / "lab/functional-validation/FV-3.adoc").exists()
+
+
+def test_foreign_file_in_results_is_a_clear_error(tmp_path):
+    run_record(tmp_path / "results", "lab")
+    (tmp_path / "results" / "lab" / "notes.json").write_text('{"x": 1}')
+    with pytest.raises(SystemExit, match="notes.json: not a run record"):
+        render.render_all(tmp_path / "results", tmp_path / "gen")
+
+
 def test_bad_procedure_id_is_rejected(tmp_path):
-    rec = open_runbook("x", "x", target="lab", results_dir=tmp_path)
+    rec = record.start("x", "x", "lab", results_dir=tmp_path)
     with pytest.raises(ValueError, match="not like FV-3"):
         rec.text("fv3", "t", "b")
 
 
-def test_records_file_is_complete_json(tmp_path):
-    doc = json.loads(run(tmp_path, "lab").read_text())
-    assert doc["provenance"]["finished"] and len(doc["records"]) == 3
+def test_unknown_kind_is_rejected(tmp_path):
+    with pytest.raises(ValueError, match="one of lab, real, computed"):
+        record.start("x", "x", "lab", results_dir=tmp_path, kind="guess")

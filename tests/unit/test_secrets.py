@@ -1,22 +1,45 @@
-"""Secrets from the environment never reach recorded output."""
-from tr4947.runbook import open_runbook, secrets
+"""Secrets from the environment or the lab never reach recorded output."""
+import json
+
+from tr4947 import secrets
+from tr4947.runbook import record
 
 
 def test_env_secret_and_known_fields_are_masked(tmp_path, monkeypatch):
-    monkeypatch.setenv("FSX_ADMIN_PASSWORD", "S3cr3t-value-42")
-    rec = open_runbook("aws-fsx", "aws-fsx", target="lab", results_dir=tmp_path)
+    monkeypatch.setenv("FSXADMIN_PASSWORD", "S3cr3t-value-42")
+    rec = record.start("aws-fsx", "aws-fsx", "lab", results_dir=tmp_path)
+    rec.echo = False
     rec.console("FSX-1", "create", "aws fsx create-file-system --ontap-configuration "
                 "FsxAdminPassword=S3cr3t-value-42",
                 '{"FsxAdminPassword": "other-secret-xyz", "Size": 2048}')
-    rec.finish()
-    text = (tmp_path / "aws-fsx.json").read_text()
+    rec.table("FSX-2", "t", ["k", "v"], [["pw", "S3cr3t-value-42"]])
+    rec.text("FSX-3", "t", "login with S3cr3t-value-42")
+    text = rec.finish().read_text()
     assert "S3cr3t-value-42" not in text and "other-secret-xyz" not in text
-    assert text.count(secrets.MASK) >= 2 and "2048" in text
+    assert text.count(secrets.MASK) >= 4 and "2048" in text
+    json.loads(text)                                  # still a valid record
+
+
+def test_printed_output_is_masked_too(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ONTAP_PASSWORD", "Printed-pw-77")
+    rec = record.start("x", "x", "lab", results_dir=tmp_path)
+    rec.console("AFF-1", "t", "cmd", "password is Printed-pw-77")
+    assert "Printed-pw-77" not in capsys.readouterr().out
 
 
 def test_registered_secret_is_masked():
     secrets.register("lab-generated-pw-123")
     assert secrets.redact("ssh admin:lab-generated-pw-123@x") == "ssh admin:********@x"
+
+
+def test_shell_reference_stays_readable():
+    assert secrets.redact("FsxAdminPassword=${FSXADMIN_PASSWORD}") == \
+        "FsxAdminPassword=${FSXADMIN_PASSWORD}"
+
+
+def test_password_option_is_masked():
+    assert secrets.redact("security login create -password hunter22 -user x") == \
+        "security login create -password ******** -user x"
 
 
 def test_plain_text_untouched():

@@ -1,49 +1,73 @@
-"""Renders a notebook run's records into AsciiDoc partials and chart images for the site.
+"""Run records -> AsciiDoc partials and chart images, when the site is built.
 
-Layout (all generated; pages include only the per-procedure aggregator):
+The committed results are the run records, ``results/<target>/<notebook>.json`` (written by
+tr4947.runbook.execute, one per chapter notebook and target). The Antora build runs this
+module first (the collector extension's ``run`` step, see antora.yml) and scans what it
+writes, so generated content never sits among the authored pages:
 
-  partials/results/<chapter>/<ID>.adoc            includes every target's result for ID
-  partials/results/<target>/<chapter>/<ID>.adoc   one target's result: records + provenance
-  images/results/<target>/<chapter>/<ID>-<n>.svg  charts drawn from recorded numbers
+  build/generated/modules/ROOT/partials/results/<chapter>/<ID>.adoc
+        every target's result for procedure ID (what a page includes)
+  build/generated/modules/ROOT/partials/results/<target>/<chapter>/<ID>.adoc
+        one target's records for ID, each labelled with what produced it, then provenance
+  build/generated/modules/ROOT/images/results/<target>/<chapter>/<ID>-<n>.svg
+        charts drawn from the recorded numbers
 
-Results of a real target render beside the lab's (their own folder) and never overwrite them.
-Every block carries role ``result`` plus ``lab`` or ``real`` (styled by the UI), and ends
-with a provenance line.
+Provenance, on every result block: the run id, target and kind, when it ran, the parent
+commit (linked), how many of the run's inputs differed from that commit, the digest of its
+inputs, tool versions and parameters. A run that failed after the recorded one is said so
+above the results it did not replace.
+
+    python -m tr4947.results.render [--out build/generated] [--results results]
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import sys
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from .. import paths
-from . import charts
 
+OUT = paths.BUILD / "generated"
+MODULE = Path("modules") / "ROOT"
+RESULTS = paths.REPO / "results"
 LAB_TARGETS = {"lab"}
 
+# --- what produced a transcript (lab runs only: a real target's tools are the real ones) ---------
+# Rules applied in order to a console record: (test on the record, label).
+_SOURCES = [
+    (lambda r: r["prompt"].startswith("::") or r["prompt"] == "" and "::>" in r["output"][:200],
+     "ONTAP clustershell answered by the lab's ONTAP stand-in (a strict model of ONTAP, not "
+     "ONTAP)"),
+    (lambda r: re.search(r"(^|\s)aws fsx\b", r["command"]) is not None,
+     "The real AWS CLI, answered by the lab's FSx stand-in (moto with the project's FSx "
+     "extension), not by AWS"),
+    (lambda r: re.search(r"(^|\n|\s)(mount|df|umount)(\s|$)", r["command"]) is not None
+     or "type nfs" in r["output"],
+     "The lab's NFS client: FUSE mounts of the storage stand-in's volumes, shown as a kernel "
+     "NFS client would show them (an emulated view)"),
+    (lambda r: re.search(r"(^|\s)ssh fsxadmin@", r["command"]) is not None,
+     "SSH to the lab's ONTAP stand-in"),
+    (lambda r: "bin/benchmark" in r["command"],
+     "The project's OMB-compatible runner (same command line, files and result JSON as "
+     "OpenMessaging Benchmark)"),
+]
 
-def _out_root() -> Path:
-    return paths.DOCS
+
+def source_label(data: dict) -> str | None:
+    for test, label in _SOURCES:
+        try:
+            if test(data):
+                return label
+        except (KeyError, TypeError):
+            continue
+    return None
 
 
-def provenance_line(prov: dict[str, Any], scale_note: str = "") -> str:
-    kind = prov.get("kind", "lab")
-    who = {"lab": "Lab figures from the embedded lab on one machine (stand-ins for ONTAP "
-                  "and AWS), not from NetApp hardware",
-           "computed": "Computed by the notebook from the figures shown, no measurement",
-           }.get(kind, f"Measured on the real target `{prov['target']}`")
-    versions = ", ".join(f"{k} {v}" for k, v in sorted(prov.get("versions", {}).items()))
-    params = ", ".join(f"{k}={v}" for k, v in sorted(prov.get("parameters", {}).items()))
-    bits = [who, f"target `{prov['target']}` ({kind})",
-            f"ran {prov.get('started', '?')}", f"commit `{prov.get('commit', '?')}`"]
-    if versions:
-        bits.append(versions)
-    if params:
-        bits.append(f"parameters: {params}")
-    return "[.provenance]\n" + " · ".join(bits) + "\n"
-
-
+# --- blocks ----------------------------------------------------------------------------------------
 def _listing(text: str) -> str:
     """A literal listing whose delimiter cannot collide with the content."""
     fence = "----"
@@ -52,11 +76,11 @@ def _listing(text: str) -> str:
     return f"[source,console,subs=\"verbatim\"]\n{fence}\n{text.rstrip()}\n{fence}\n"
 
 
-def _cell(value: str) -> str:
+def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|")
 
 
-def render_record(rec: dict[str, Any], image_rel: str | None) -> str:
+def render_record(rec: dict[str, Any], image_rel: str | None, lab: bool) -> str:
     kind, title, data = rec["kind"], rec["title"], rec["data"]
     if kind == "console":
         head = f"{data.get('host') + ' ' if data.get('host') else ''}{data.get('prompt', '$')} "
@@ -64,7 +88,9 @@ def render_record(rec: dict[str, Any], image_rel: str | None) -> str:
             + data["output"].rstrip()
         if data.get("exit_code") not in (0, None):
             body += f"\n[exit code {data['exit_code']}]"
-        return f".{title}\n" + _listing(body)
+        label = source_label(data) if lab else None
+        return (f".{title}\n" + _listing(body)
+                + (f"[.source-label]\n{label}.\n" if label else ""))
     if kind == "table":
         cols = len(data["header"])
         lines = [f".{title}", f'[%header,cols="{cols}*",role="result-table"]', "|==="]
@@ -82,56 +108,164 @@ def render_record(rec: dict[str, Any], image_rel: str | None) -> str:
     raise ValueError(f"unknown record kind {kind!r}")
 
 
-def render_file(results_json: Path) -> list[Path]:
-    """Render one run (the JSON a Recorder wrote). Returns the partials written."""
-    doc = json.loads(Path(results_json).read_text())
-    prov, chapter = doc["provenance"], doc["chapter"]
-    target = prov["target"]
-    kind_role = prov.get("kind") if prov.get("kind") in ("lab", "computed") else "real"
-    by_id: "OrderedDict[str, list]" = OrderedDict()
-    for rec in doc["records"]:
-        by_id.setdefault(rec["id"], []).append(rec)
+def provenance_line(run: dict[str, Any]) -> str:
+    kind = run.get("kind", "lab")
+    who = {"lab": "Lab figures from the embedded lab on one machine (stand-ins for ONTAP and "
+                  "AWS), not from NetApp hardware",
+           "computed": "Computed from the figures shown, no measurement",
+           }.get(kind, f"Measured on the real target `{run['target']}`")
+    commit = run.get("commit") or "?"
+    changed = run.get("inputs_changed_since_commit") or []
+    bits = [who, f"run `{run.get('id', '?')}`", f"target `{run['target']}` ({kind})",
+            f"ran {run.get('started', '?')}",
+            f"commit {{repo-url}}/commit/{commit}[`{commit[:10]}`]"
+            + (f" with {len(changed)} input(s) changed since" if changed else ""),
+            f"inputs digest `{run.get('digest', '?')}`"]
+    versions = ", ".join(f"{k} {v}" for k, v in sorted((run.get("versions") or {}).items()))
+    if versions:
+        bits.append(versions)
+    params = ", ".join(f"{k}={v}" for k, v in sorted((run.get("parameters") or {}).items()))
+    if params:
+        bits.append(f"parameters: {params}")
+    return "[.provenance]\n" + " · ".join(bits) + "\n"
 
-    root = _out_root()
-    written = []
+
+def failure_note(doc: dict[str, Any]) -> str:
+    f = doc.get("last_failure")
+    if not f:
+        return ""
+    kept = doc["run"]["id"] if doc.get("run") else None
+    return ("[WARNING]\n====\n"
+            f"The latest run of this chapter on `{doc['run']['target'] if doc.get('run') else '?'}` "
+            f"(run `{f['run_id']}`, {f['at']}) failed: {_cell(f['error'])}. "
+            + (f"The results below are those of run `{kept}`, the last complete one."
+               if kept else "There are no results from an earlier complete run.")
+            + "\n====\n")
+
+
+# --- files --------------------------------------------------------------------------------------------
+class Writer:
+    """Writes only what changed (and draws only charts whose numbers changed), so a warm site
+    build re-renders nothing."""
+
+    def __init__(self, out: Path):
+        self.out = Path(out)
+        self.index_file = self.out / ".render-index.json"
+        try:
+            self.index = json.loads(self.index_file.read_text())
+        except (FileNotFoundError, ValueError):
+            self.index = {}
+        self.written: list[Path] = []
+        self.kept: set[str] = set()
+
+    def text(self, rel: Path, body: str) -> Path:
+        f = self.out / rel
+        self.kept.add(str(rel))
+        if not f.exists() or f.read_text() != body:
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(body)
+            self.written.append(f)
+        return f
+
+    def chart(self, rel: Path, spec: dict, title: str, lab: bool) -> Path:
+        from . import charts
+        f = self.out / rel
+        self.kept.add(str(rel))
+        key = hashlib.sha256(json.dumps([spec, title, lab], sort_keys=True).encode()).hexdigest()
+        if self.index.get(str(rel)) != key or not f.exists():
+            charts.draw(spec, title, f, lab=lab)
+            self.index[str(rel)] = key
+            self.written.append(f)
+        return f
+
+    def finish(self) -> None:
+        """Remove what an earlier build made that this one did not (a chapter renamed, a
+        result gone), and keep the chart index."""
+        base = self.out / MODULE
+        for f in list(base.rglob("*")) if base.exists() else []:
+            if f.is_file() and str(f.relative_to(self.out)) not in self.kept:
+                f.unlink()
+        self.index = {k: v for k, v in self.index.items() if k in self.kept}
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.index_file.write_text(json.dumps(self.index, indent=0, sort_keys=True))
+
+
+def render_doc(doc: dict[str, Any], w: Writer) -> dict[str, list[str]]:
+    """One run record -> its target's partials; returns {chapter: [procedure IDs]}."""
+    run = doc.get("run")
+    chapter = doc["chapter"]
+    target = run["target"] if run else doc.get("target", "lab")
+    kind = run.get("kind", "lab") if run else "lab"
+    role = kind if kind in ("lab", "computed") else "real"
+    by_id: "OrderedDict[str, list]" = OrderedDict()
+    for rec in doc.get("records", []):
+        by_id.setdefault(rec["id"], []).append(rec)
+    warn = failure_note(doc)
     for proc_id, recs in by_id.items():
         parts = []
         for n, rec in enumerate(recs, 1):
             image_rel = None
             if rec["kind"] == "chart":
                 image_rel = f"results/{target}/{chapter}/{proc_id}-{n}.svg"
-                charts.draw(rec["data"], rec["title"], root / "images" / image_rel,
-                            lab=kind_role == "lab")
-            parts.append(render_record(rec, image_rel))
-        label = {"lab": "Lab result", "computed": "Computed"}.get(kind_role, f"Result from {target}")
-        body = (f"// GENERATED by tr4947.results.render from {Path(results_json).name}; "
-                f"do not edit.\n[.result.{kind_role}]\n.{label}: {proc_id}\n====\n"
-                + "\n".join(parts) + "\n" + provenance_line(prov) + "====\n")
-        out = root / "partials" / "results" / target / chapter / f"{proc_id}.adoc"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(body)
-        written.append(out)
-        _write_aggregator(chapter, proc_id)
-    return written
+                w.chart(MODULE / "images" / image_rel, rec["data"], rec["title"],
+                        lab=role == "lab")
+            parts.append(render_record(rec, image_rel, lab=role == "lab"))
+        label = {"lab": "Lab result", "computed": "Computed"}.get(role, f"Result from {target}")
+        body = (f"// GENERATED by tr4947.results.render from results/{target}/"
+                f"{doc['notebook']}.json; do not edit.\n" + warn +
+                f"[.result.{role}]\n.{label}: {proc_id}\n====\n" + "\n".join(parts) + "\n"
+                + (provenance_line(run) if run else "") + "====\n")
+        w.text(MODULE / "partials" / "results" / target / chapter / f"{proc_id}.adoc", body)
+    return {chapter: list(by_id)}
 
 
-def _write_aggregator(chapter: str, proc_id: str) -> Path:
-    """partials/results/<chapter>/<ID>.adoc: the lab's result first, then each real target's."""
-    base = _out_root() / "partials" / "results"
-    targets = sorted((p.parent.parent.name for p in base.glob(f"*/{chapter}/{proc_id}.adoc")
-                      if p.parent.parent.name != chapter),
-                     key=lambda t: (t not in LAB_TARGETS, t))
-    lines = [f"// GENERATED: every target's result for {proc_id}; do not edit."]
-    lines += [f"include::partial$results/{t}/{chapter}/{proc_id}.adoc[]\n" for t in targets]
-    out = base / chapter / f"{proc_id}.adoc"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
-    return out
+def _load(f: Path) -> dict[str, Any]:
+    """A run record, or a clear error naming the file (a hand-edited or truncated record must
+    not become an empty page)."""
+    try:
+        doc = json.loads(f.read_text())
+    except ValueError as exc:
+        raise SystemExit(f"{f}: not valid JSON ({exc}); restore it with `git checkout -- {f}` "
+                         "or re-run the chapter") from None
+    missing = [k for k in ("notebook", "chapter", "records") if k not in doc]
+    if missing:
+        raise SystemExit(f"{f}: not a run record (no {', '.join(missing)}); results/<target>/ "
+                         "holds only what the runner writes")
+    return doc
 
 
-def render_all(target: str | None = None) -> list[Path]:
-    written = []
-    for f in sorted((paths.BUILD / "results").glob(f"{target or '*'}/*.json")):
-        written += render_file(f)
-    return written
+def render_all(results: Path = RESULTS, out: Path = OUT) -> list[Path]:
+    w = Writer(out)
+    found: dict[tuple[str, str], list[str]] = {}      # (chapter, ID) -> targets
+    for f in sorted(Path(results).glob("*/*.json")):
+        doc = _load(f)
+        target = f.parent.name
+        for chapter, ids in render_doc(doc, w).items():
+            for proc_id in ids:
+                found.setdefault((chapter, proc_id), []).append(target)
+    for (chapter, proc_id), targets in found.items():
+        ordered = sorted(set(targets), key=lambda t: (t not in LAB_TARGETS, t))
+        lines = [f"// GENERATED: every target's result for {proc_id}; do not edit."]
+        lines += [f"include::partial$results/{t}/{chapter}/{proc_id}.adoc[]\n" for t in ordered]
+        w.text(MODULE / "partials" / "results" / chapter / f"{proc_id}.adoc",
+               "\n".join(lines) + "\n")
+    w.finish()
+    return w.written
 
+
+def main(argv: list[str] | None = None) -> int:
+    from ..usage import Parser
+    p = Parser(prog="python -m tr4947.results.render",
+               description="Render the committed run records into the site's generated "
+                           "partials and charts (the Antora build runs this first).")
+    p.add_argument("--results", type=Path, default=RESULTS, help="run records (default results/)")
+    p.add_argument("--out", type=Path, default=OUT, help="content root to write "
+                   "(default build/generated)")
+    a = p.parse_args(argv)
+    written = render_all(a.results, a.out)
+    print(f"rendered {len(written)} changed file(s) into {a.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
