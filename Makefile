@@ -5,7 +5,7 @@ PY      := .venv/bin/python
 PYTEST  := .venv/bin/pytest
 ANTORA  := npx --no-install antora
 
-.PHONY: help setup site site-only test test-fast bench lab-up lab-down lab-status clean
+.PHONY: help setup site site-only test test-full test-fast bench notebook lab-up lab-down lab-status clean
 
 help:
 	@echo "make site    install everything, run the runbook on the lab, build the guide"
@@ -25,8 +25,13 @@ site-only: setup
 	@$(ANTORA) antora-playbook.yml
 	@echo "Site built: open file://$(CURDIR)/build/site/index.html"
 
+# nbval re-executes only the notebooks whose inputs changed since their committed results.
 test: setup
 	@$(PYTEST)
+
+# Every notebook re-executed on the lab, whatever changed (drift check on demand).
+test-full: setup
+	@TR4947_NBVAL=all $(PYTEST)
 
 # Everything but the lab and browser: quick feedback while editing.
 test-fast: setup

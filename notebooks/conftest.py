@@ -1,17 +1,46 @@
-"""nbval re-executes these notebooks against the embedded lab.
+"""nbval re-executes these notebooks against the embedded lab and compares their outputs
+with the committed ones (doc drift).
 
-* They are marked as lab tests, so `make test-fast` (-m "not lab ...") leaves them out and
-  `make test` runs them.
-* Each notebook starts on a lab that is down and leaves it down. A notebook that fails half
-  way skips its own clean-up cell; without this, the lab it left running would make every
-  later notebook fail too (reporting drift that is not there) or change what they print.
+Which notebooks: the committed results are frozen by their inputs (tr4947.runbook.inputs), so
+`make test` re-executes only the notebooks whose inputs differ from those their committed
+results were made from (an edited notebook, snippet, package module, inventory or pinned
+version); `make test-full` (TR4947_NBVAL=all) re-executes every one. A change to a page's
+prose runs none.
+
+Each notebook starts on a lab that is down and leaves it down: a notebook that fails half way
+skips its own clean-up cell, and the lab it left running would otherwise make every later
+notebook fail too (reporting drift that is not there).
 """
+import os
+
 import pytest
 
 _FIRST_CELLS: set[str] = set()
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
+    mode = os.environ.get("TR4947_NBVAL", "changed")
+    if mode not in ("changed", "all"):
+        raise pytest.UsageError(f"TR4947_NBVAL={mode!r}: 'changed' (default) or 'all'")
+    from tr4947.runbook import execute
+    why: dict = {}
+    keep, drop = [], []
+    for item in items:
+        if item.path.suffix != ".ipynb":
+            keep.append(item)
+            continue
+        if item.path not in why:
+            why[item.path] = "all notebooks (TR4947_NBVAL=all)" if mode == "all" else \
+                execute.freshness(item.path, "lab", {})[1]
+        (keep if why[item.path] else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+    ran = {p.stem: w for p, w in why.items() if w}
+    config._tr4947_nbval = (f"nbval: {len(ran)} of {len(why)} notebooks re-executed"
+                            + "".join(f"\n  {n}: {w}" for n, w in ran.items())
+                            + (f"\n  {len(why) - len(ran)} up to date (results frozen by their "
+                               "inputs)" if len(why) > len(ran) else ""))
     seen = set()
     for item in items:
         if item.path.suffix == ".ipynb":
@@ -22,12 +51,17 @@ def pytest_collection_modifyitems(items):
                 _FIRST_CELLS.add(item.nodeid)
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    said = getattr(config, "_tr4947_nbval", None)
+    if said:
+        terminalreporter.write_line(said)
+
+
 def _lab_down(why: str) -> None:
-    from tr4947.lab.lab import Lab
-    lab = Lab(echo=lambda m: None)
-    if lab.procs():
-        lab.down()
-        print(f"the lab was left running {why}: taken down")
+    from tr4947 import targets
+    said = targets.open("lab", echo=False).reset()
+    if said:
+        print(f"{said} ({why})")
 
 
 def pytest_runtest_setup(item):
@@ -37,4 +71,4 @@ def pytest_runtest_setup(item):
 
 def pytest_runtest_teardown(item, nextitem):
     if item.path.suffix == ".ipynb" and (nextitem is None or nextitem.path != item.path):
-        _lab_down(f"by {item.path.name}")
+        _lab_down(f"after {item.path.name}")

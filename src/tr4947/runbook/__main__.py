@@ -6,6 +6,7 @@ failed chapter exits 1 after the others have run.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..usage import FAILED, Parser, refuse
 
@@ -58,6 +59,8 @@ def build_parser() -> Parser:
     p.add_argument("--force", action="store_true", help="run even if up to date")
     p.add_argument("--status", action="store_true",
                    help="say which chapters are up to date and why the others would run")
+    p.add_argument("--results", type=Path, default=None, metavar="DIR",
+                   help="where run records go (default: results/ in the repository)")
     return p
 
 
@@ -71,16 +74,17 @@ def main(argv=None) -> int:
                           "results_dir is the runner's")
     if args.confirm:
         params["confirm"] = True
+    results = args.results or execute.RESULTS
     try:
         if args.status:
             for nb in execute.notebooks(args.notebooks or None):
-                _inputs, why = execute.freshness(nb, args.target, params)
-                rec = execute.committed(args.target, nb.stem)
+                _inputs, why = execute.freshness(nb, args.target, params, results)
+                rec = execute.committed(args.target, nb.stem, results)
                 print(f"{nb.stem:<24} " + (f"up to date (run {rec['run']['id']})" if why is None
                                           else f"would run: {why}"))
             return 0
         outcomes = execute.run(args.target, args.notebooks or None, force=args.force,
-                               parameters=params)
+                               parameters=params, results=results)
     except execute.RunbookError as exc:
         return refuse("tr4947 runbook", str(exc)) if "\n" not in str(exc) else _multi(exc)
     except KeyboardInterrupt:

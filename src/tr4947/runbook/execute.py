@@ -88,19 +88,20 @@ def check_parameters(path: Path, parameters: dict) -> None:
                            "(every chapter notebook takes target, confirm and results_dir)")
 
 
-def record_path(target: str, notebook: str) -> Path:
-    return RESULTS / target / f"{notebook}.json"
+def record_path(target: str, notebook: str, results: Path = RESULTS) -> Path:
+    return Path(results) / target / f"{notebook}.json"
 
 
-def committed(target: str, notebook: str) -> dict | None:
-    f = record_path(target, notebook)
+def committed(target: str, notebook: str, results: Path = RESULTS) -> dict | None:
+    f = record_path(target, notebook, results)
     return json.loads(f.read_text()) if f.exists() else None
 
 
-def freshness(path: Path, target: str, parameters: dict) -> tuple[Inputs, str | None]:
+def freshness(path: Path, target: str, parameters: dict,
+              results: Path = RESULTS) -> tuple[Inputs, str | None]:
     """(inputs, why it must run) - why is None when the committed results are current."""
     inputs = chapter_inputs(path, target, {"confirm": False, **parameters})
-    rec = committed(target, path.stem)
+    rec = committed(target, path.stem, results)
     if rec is None or not rec.get("run"):
         return inputs, "never run"
     run = rec["run"]
@@ -178,7 +179,7 @@ def strip_volatile_metadata(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 # --- running -------------------------------------------------------------------------------------------
 def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.stderr,
-            timeout_s: float | None = None) -> Outcome:
+            timeout_s: float | None = None, results: Path = RESULTS) -> Outcome:
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
@@ -197,15 +198,16 @@ def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.s
                             execution_timeout=timeout_s)
     except PapermillExecutionError as exc:
         return _failed(name, target, run_id, time.monotonic() - t0, executed,
-                       f"cell {exc.exec_count}: {exc.ename}: {exc.evalue}", out)
+                       f"cell {exc.exec_count}: {exc.ename}: {exc.evalue}", out, results)
     except Exception as exc:                 # kernel died, timeout, papermill's own errors
+        last = (str(exc).strip().splitlines() or [""])[-1]
         return _failed(name, target, run_id, time.monotonic() - t0, executed,
-                       f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1:] or ''}", out)
+                       f"{type(exc).__name__}: {last}", out, results)
     seconds = time.monotonic() - t0
     rec_file = stage / f"{name}.records.json"
     if not rec_file.exists():
         return _failed(name, target, run_id, seconds, executed,
-                       f"the notebook wrote no records ({rec_file.name})", out)
+                       f"the notebook wrote no records ({rec_file.name})", out, results)
     recs = json.loads(rec_file.read_text())
     doc = {"notebook": name, "chapter": recs["header"]["chapter"],
            "run": _provenance(run_id, inputs, recs["header"], started),
@@ -213,7 +215,7 @@ def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.s
     nb = strip_volatile_metadata(nbformat.read(executed, as_version=4))
     nb.metadata["tr4947"] = {"run_id": run_id, "target": target, "digest": inputs.digest}
     # One run, one record: the record and the notebook are replaced together, each atomically.
-    _write_json(record_path(target, name), doc)
+    _write_json(record_path(target, name, results), doc)
     nbformat.write(nb, executed)
     default_params = set(parameters) <= {"confirm"} and not parameters.get("confirm")
     if target == "lab" and default_params:
@@ -228,11 +230,11 @@ def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.s
 
 
 def _failed(name: str, target: str, run_id: str, seconds: float, executed: Path, error: str,
-            out) -> Outcome:
+            out, results: Path = RESULTS) -> Outcome:
     """The previous results stay; their record says that a later run failed, and why."""
     from ..secrets import redact
     error = redact(error)
-    f = record_path(target, name)
+    f = record_path(target, name, results)
     doc = json.loads(f.read_text()) if f.exists() else {"notebook": name, "chapter": name,
                                                         "run": None, "records": []}
     doc["last_failure"] = {"run_id": run_id, "at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00",
@@ -245,23 +247,24 @@ def _failed(name: str, target: str, run_id: str, seconds: float, executed: Path,
 
 
 def run(target: str = "lab", selected: list[str] | None = None, force: bool = False,
-        parameters: dict | None = None, out=sys.stderr) -> list[Outcome]:
+        parameters: dict | None = None, out=sys.stderr,
+        results: Path = RESULTS) -> list[Outcome]:
     parameters = dict(parameters or {})
     nbs = notebooks(selected)
     for nb in nbs:
         check_parameters(nb, {**parameters, "target": target})
     outcomes: list[Outcome] = []
     for i, path in enumerate(nbs, 1):
-        inputs, why = freshness(path, target, parameters)
+        inputs, why = freshness(path, target, parameters, results)
         if force or selected:
             why = why or ("forced" if force else "named on the command line")
-        rec = committed(target, path.stem)
+        rec = committed(target, path.stem, results)
         if why is None:
             print(f"[{i}/{len(nbs)}] {path.stem}: up to date (run {rec['run']['id']})", file=out)
             outcomes.append(Outcome(path.stem, "up-to-date", 0.0, rec["run"]["id"]))
             continue
         print(f"[{i}/{len(nbs)}] {path.stem} on {target}: runs ({why})", file=out, flush=True)
-        o = run_one(path, target, parameters, inputs, out)
+        o = run_one(path, target, parameters, inputs, out, results=results)
         o.why = why
         if o.status == "ran":
             print(f"  done in {o.seconds:.0f}s (run {o.run_id})", file=out)

@@ -1,0 +1,80 @@
+"""The committed results are the ones their inputs produce, and say where they came from.
+Runs in seconds, without the lab: it recomputes each chapter's input digest from the working
+tree and compares it with the digest its run record was made from."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import nbformat
+import pytest
+
+from tr4947 import paths
+from tr4947.runbook import execute, inputs
+
+RECORDS = sorted((paths.REPO / "results").glob("*/*.json"))
+LAB = sorted((paths.REPO / "results" / "lab").glob("*.json"))
+NOTEBOOKS = sorted((paths.REPO / "notebooks").glob("*.ipynb"))
+
+
+def test_every_chapter_has_lab_results():
+    assert {p.stem for p in LAB} == {p.stem for p in NOTEBOOKS}, \
+        "a chapter notebook without committed lab results (run `make site`)"
+
+
+@pytest.mark.parametrize("record", LAB, ids=lambda p: p.stem)
+def test_results_are_current(record):
+    doc = json.loads(record.read_text())
+    run = doc["run"]
+    now = inputs.chapter_inputs(paths.REPO / "notebooks" / f"{record.stem}.ipynb", "lab",
+                                run["parameters"])
+    changed = now.changed(run["inputs"])
+    assert now.digest == run["digest"], (
+        f"{record.stem}: its inputs changed since run {run['id']} ({', '.join(changed) or 'parameters'}); "
+        f"re-run it: tr4947 runbook {record.stem}")
+
+
+@pytest.mark.parametrize("record", LAB, ids=lambda p: p.stem)
+def test_notebook_and_results_come_from_one_run(record):
+    doc = json.loads(record.read_text())
+    nb = nbformat.read(paths.REPO / "notebooks" / f"{record.stem}.ipynb", as_version=4)
+    stamp = nb.metadata.get("tr4947", {})
+    assert stamp.get("run_id") == doc["run"]["id"], (
+        f"{record.stem}: the committed notebook is from run {stamp.get('run_id')}, its results "
+        f"from run {doc['run']['id']}")
+    assert stamp.get("digest") == doc["run"]["digest"]
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_the_commit_a_result_names_exists(record):
+    run = json.loads(record.read_text())["run"]
+    r = subprocess.run(["git", "cat-file", "-e", f"{run['commit']}^{{commit}}"],
+                       cwd=paths.REPO, capture_output=True)
+    assert r.returncode == 0, f"{record}: commit {run['commit']} is not in this repository"
+    anc = subprocess.run(["git", "merge-base", "--is-ancestor", run["commit"], "HEAD"],
+                         cwd=paths.REPO)
+    assert anc.returncode == 0, f"{record}: commit {run['commit']} is not in HEAD's history"
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_no_failure_is_left_unreported(record):
+    doc = json.loads(record.read_text())
+    assert "last_failure" not in doc, f"{record.stem}: the last run failed: {doc['last_failure']}"
+
+
+def test_an_edited_snippet_makes_its_chapter_stale(tmp_path, monkeypatch):
+    """The check above can fail: change one byte of a snippet a chapter runs and its digest
+    changes, naming the snippet."""
+    if not LAB:
+        pytest.skip("no committed results yet")
+    doc = json.loads(LAB[0].read_text())
+    nb = paths.REPO / "notebooks" / f"{LAB[0].stem}.ipynb"
+    snippet = next(n for n in doc["run"]["inputs"] if n.startswith("snippets/"))
+    copy = tmp_path / "snippets"
+    import shutil
+    shutil.copytree(paths.SNIPPETS, copy)
+    (copy / snippet.removeprefix("snippets/")).write_text(
+        (paths.REPO / snippet).read_text() + "\n# edited\n")
+    monkeypatch.setattr(paths, "SNIPPETS", copy)
+    now = inputs.chapter_inputs(nb, "lab", doc["run"]["parameters"])
+    assert now.digest != doc["run"]["digest"] and now.changed(doc["run"]["inputs"]) == [snippet]

@@ -1,0 +1,91 @@
+"""The runner as an operator uses it: `tr4947 runbook ... --target NAME` reaches the notebook
+(no fake: the real notebook runs in a real kernel against the example inventory, which names
+hosts that cannot resolve, so a dry run that contacted anything would fail), unknown
+parameters are refused before anything runs, and one run writes one record."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from tr4947 import paths
+
+RUNBOOK = [sys.executable, "-m", "tr4947.runbook"]
+
+
+def runbook(*args, timeout=600):
+    return subprocess.run([*RUNBOOK, *args], cwd=paths.REPO, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_an_unknown_parameter_is_refused_with_the_notebooks_own():
+    r = runbook("sizing", "-p", "brokrs=6")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "no parameter named brokrs" in r.stderr
+    # The refusal teaches: it lists what the notebook does take.
+    assert "brokers = 8" in r.stderr and "calc_brokers" in r.stderr
+
+
+def test_target_and_results_dir_are_the_runners(tmp_path):
+    r = runbook("sizing", "-p", "target=aff")
+    assert r.returncode == 2 and "use --target" in r.stderr
+
+
+def test_target_reaches_the_notebook(tmp_path):
+    """aws-cvo-storage on the aws-cvo example inventory, not confirmed: every step is planned
+    for that inventory's hosts, and the record and the executed notebook say aws-cvo."""
+    r = runbook("aws-cvo-storage", "--target", "aws-cvo", "-p", "broker=broker-1",
+                "--results", str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads((tmp_path / "aws-cvo" / "aws-cvo-storage.json").read_text())
+    assert doc["run"]["target"] == "aws-cvo" and doc["run"]["kind"] == "real"
+    plans = [rec["data"]["output"] for rec in doc["records"] if rec["kind"] == "console"]
+    assert plans and all(p.startswith("DRY RUN: would") for p in plans), plans
+    # The plans name the example inventory's hosts, not the lab's.
+    text = "\n".join(plans)
+    assert "CHANGE-ME-broker-1.example.invalid" in text and "198.18." not in text
+    nb = nbformat.read(paths.BUILD / "notebooks" / "aws-cvo" / "aws-cvo-storage.ipynb",
+                       as_version=4)
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert not injected, "the kept notebook is the source notebook with this run's outputs"
+    assert nb.metadata["tr4947"] == {"run_id": doc["run"]["id"], "target": "aws-cvo",
+                                     "digest": doc["run"]["digest"]}
+    # A real target's run never replaces the committed lab notebook.
+    committed = nbformat.read(paths.REPO / "notebooks" / "aws-cvo-storage.ipynb", as_version=4)
+    assert committed.metadata.get("tr4947", {}).get("target") in (None, "lab")
+
+
+def test_a_failed_run_keeps_the_previous_results_and_says_so(tmp_path):
+    """A chapter whose notebook fails (here: an unknown broker host, refused at its first
+    step) leaves the record it had and adds last_failure, which the page shows."""
+    prior = tmp_path / "aws-cvo" / "aws-cvo-storage.json"
+    prior.parent.mkdir(parents=True)
+    prior.write_text(json.dumps({"notebook": "aws-cvo-storage", "chapter": "aws-cvo",
+                                 "run": {"id": "earlier", "target": "aws-cvo"},
+                                 "records": [{"id": "CVO-1", "kind": "text", "title": "",
+                                              "data": {"body": "kept"}}]}))
+    r = runbook("aws-cvo-storage", "--target", "aws-cvo", "-p", "broker=no-such-host",
+                "--results", str(tmp_path))
+    assert r.returncode == 1
+    doc = json.loads(prior.read_text())
+    assert doc["run"]["id"] == "earlier" and doc["records"][0]["data"]["body"] == "kept"
+    assert "no-such-host" in doc["last_failure"]["error"]
+    from tr4947.results import render
+    assert "failed" in render.failure_note(doc) and "`earlier`" in render.failure_note(doc)
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (paths.REPO / "notebooks").glob("*.ipynb")))
+def test_every_notebook_declares_the_runners_parameters(name):
+    """papermill reads every assignment of the parameters cell (a comment holding '=' makes
+    it skip the line, which would hide the parameter from the runner)."""
+    import papermill as pm
+    nb = nbformat.read(paths.REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assigned = [line.split("=", 1)[0].strip() for line in cell.source.splitlines()
+                if line and not line.startswith(("#", " ")) and "=" in line]
+    declared = pm.inspect_notebook(str(paths.REPO / "notebooks" / f"{name}.ipynb"))
+    assert list(declared) == assigned
+    assert {"target", "confirm", "results_dir"} <= set(declared)
