@@ -119,7 +119,7 @@ def snippet_files() -> list[str]:
 
 
 NOTEBOOKS = REPO / "notebooks"
-OPEN_RUNBOOK = re.compile(r'open_runbook\(\\?"([\w-]+)\\?",\s*\\?"([\w-]+)\\?"')
+OPEN_RUNBOOK = re.compile(r'runbook\.start\(\\?"([\w-]+)\\?",\s*\\?"([\w-]+)\\?"')
 
 
 def committed_notebooks() -> list[Path]:
@@ -135,5 +135,5 @@ def committed_notebooks() -> list[Path]:
 
 
 def notebook_chapters(notebook_text: str) -> set[str]:
-    """Chapters a notebook records results for: open_runbook(<notebook>, <chapter>, ...)."""
+    """Chapters a notebook records results for: runbook.start(<notebook>, <chapter>, ...)."""
     return {chapter for _, chapter in OPEN_RUNBOOK.findall(notebook_text)}

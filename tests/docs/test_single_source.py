@@ -8,7 +8,7 @@ import re
 
 import nbformat
 
-from tr4947.runbook import execute
+from tr4947.runbook import execute, inputs
 
 from .conftest import PAGES, SNIPPETS, expected, snippet_files
 
@@ -56,7 +56,7 @@ def test_every_snippet_is_executed_by_a_notebook():
     used = set()
     for nb in execute.notebooks():
         used |= {str(p.relative_to(SNIPPETS))
-                 for p in execute.snippets_used(nbformat.read(nb, as_version=4))}
+                 for p in inputs.snippets_used(nbformat.read(nb, as_version=4))}
     never_run = [s for s in snippet_files() if s not in used]
     assert not never_run, f"snippets that no notebook in notebooks/ executes: {never_run}"
 
@@ -77,6 +77,6 @@ def test_snippet_use_is_found_by_path_or_by_name():
         nbformat.v4.new_code_cell('t.run_snippet("sizing/SIZ-1-formula.txt", "h")'),
         nbformat.v4.new_code_cell('SNIP = "functional-validation/"\n'
                                   't.run_snippet(SNIP + "FV-5-health-check.sh", "h")')])
-    names = {p.name for p in execute.snippets_used(nb)}
+    names = {p.name for p in inputs.snippets_used(nb)}
     assert "FV-5-health-check.sh" in names
     assert "FV-4-producer-perf.sh" not in names

@@ -90,9 +90,9 @@ def test_every_notebook_is_linked_from_its_chapter_page():
 
 
 def test_notebook_chapter_parser():
-    src = '"rb = open_runbook(\\"aws-fsx\\", \\"aws-fsx\\", target=target)\\n"'
+    src = '"rb = runbook.start(\\"aws-fsx\\", \\"aws-fsx\\", t, {}, results_dir)\\n"'
     assert notebook_chapters(src) == {"aws-fsx"}
-    assert notebook_chapters('rb = open_runbook("sizing", "sizing")') == {"sizing"}
+    assert notebook_chapters('rb = runbook.start("sizing", "sizing", t)') == {"sizing"}
     assert notebook_chapters("no runbook here") == set()
 
 
