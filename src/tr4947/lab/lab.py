@@ -249,10 +249,7 @@ class Lab:
         h.prepare()
         if h.spec.role == "ontap":
             # The stand-in's SSH host key, made now so the control node knows it in advance.
-            import asyncssh
-            from .ontap import sshd
-            key = asyncssh.read_private_key(str(sshd.host_key(self.root)))
-            return f"{h.spec.address} {key.export_public_key().decode().strip()}\n"
+            return f"{h.spec.address} {self._ontap_public_key()}\n"
         if h.spec.role != "linux":
             return None
         known = h.prepare_sshd(self.ssh_key.with_suffix(".pub").read_text())
@@ -287,11 +284,39 @@ class Lab:
                     "YAML and result JSON).\n"
                     f"PYTHONPATH={shlex.quote(str(SRC))} exec {py} -m tr4947.omb \"$@\"\n", 0o755)
             h.link("/usr/local/bin/aws", str(Path(py).parent / "aws"))
+            # Answers ssh's password prompt only (standing in for a person typing it); any
+            # other question, such as an unknown host key, is refused so ssh fails at once.
             h.write("/usr/local/libexec/tr4947-askpass",
-                    "#!/bin/sh\n# Lab: answers ssh's password prompt from $LAB_SSH_PASSWORD "
-                    "(standing in for a person typing it).\nprintf '%s\\n' \"$LAB_SSH_PASSWORD\"\n",
+                    "#!/bin/sh\n# Lab: answers ssh's password prompt from $LAB_SSH_PASSWORD, "
+                    "standing in for a person typing it.\n# Anything else (an unknown host key) "
+                    "is refused, so ssh stops instead of asking again.\n"
+                    "case \"$1\" in *assword*) printf '%s\\n' \"$LAB_SSH_PASSWORD\" ;; "
+                    "*) echo \"tr4947-askpass: not answering: $1\" >&2; exit 1 ;; esac\n",
                     0o755)
+        # The ONTAP stand-in's host key, for every address of its block (FSx management
+        # endpoints are made there at run time), as a site pins a storage system's key.
+        ontap_key = self._ontap_known_hosts_line()
+        if ontap_key:
+            h.write("/etc/ssh/ssh_known_hosts", ontap_key)
         return f"{h.spec.address} {' '.join(known)}\n"
+
+    def _ontap_public_key(self) -> str:
+        import asyncssh
+        from .ontap import sshd
+        key = asyncssh.read_private_key(str(sshd.host_key(self.root)))
+        return key.export_public_key().decode().strip()
+
+    def _ontap_known_hosts_line(self) -> str | None:
+        import ipaddress
+        block = self._vars.get("lab_storage_block")
+        if not block:
+            return None
+        net = ipaddress.ip_network(block)
+        if net.prefixlen < 24 or net.version != 4:
+            raise LabError(f"lab_storage_block {block}: give a /24 or smaller IPv4 block "
+                           "(its hosts' key is pinned as one known_hosts pattern)")
+        pattern = ".".join(str(net.network_address).split(".")[:3]) + ".*"
+        return f"{pattern} {self._ontap_public_key()}\n"
 
     def _start_hosts(self, names: list[str]) -> list[str]:
         running = self.running()

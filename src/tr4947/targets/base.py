@@ -324,10 +324,16 @@ class Target(KafkaOperations):
         target's (a mapping such as lab_values(), or one address for every line).
         Always a state change: planned without confirm."""
         from . import fstab as fs
-        text = fs.with_servers(snippet_path(path).read_text(), servers)
+        original = snippet_path(path).read_text()
+        text = fs.with_servers(original, servers)
         lines = "\n".join(fs.entries(text))
         own = {lif["address"] for lif in self.inventory.ontap().get("ontap_data_lifs") or []}
-        stray = fs.lab_servers(lines, own)
+        # Only a snippet's own address that nothing replaced is suspect: one the caller gave
+        # (such as an FSx SVM's NFS endpoint just read from AWS) is this target's.
+        replaced = (lambda a: True) if isinstance(servers, str) and servers else \
+            (lambda a: a in (servers or {}))
+        stray = [a for a in fs.lab_servers("\n".join(fs.entries(original)), own)
+                 if not replaced(a)]
         if stray:
             raise ValueError(
                 f"{Path(path).name}: NFS server(s) {', '.join(stray)} are lab "
