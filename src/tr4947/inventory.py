@@ -8,10 +8,12 @@ parses this inventory in ~50 ms.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import paths
 
@@ -150,6 +152,169 @@ def inventory_path(name_or_path: str | os.PathLike) -> Path:
     return d
 
 
+# --- validation -----------------------------------------------------------------------------
+# Inventory values reach shells, the clustershell, file paths and URLs. Each known variable is
+# checked on load against what it may be, so a typo or a hostile value is refused with the
+# file, the host, the variable and what is allowed, before anything runs.
+_HOSTNAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                       r"(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$")
+_PATH = re.compile(r"^~?/[A-Za-z0-9._/@+=-]*$")
+_ONTAP_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,202}$")
+_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def _is_address(v: Any) -> bool:
+    if not isinstance(v, str):
+        return False
+    try:
+        ipaddress.ip_address(v)
+        return True
+    except ValueError:
+        return bool(_HOSTNAME.match(v))
+
+
+def _is_port(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 65535
+
+
+def _matches(rx: re.Pattern) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str) and bool(rx.match(v))
+
+
+def _list_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, list) and all(check(x) for x in v)
+
+
+_ADDRESS = "a host name or an IP address"
+_PORT_TEXT = "a port number, 1 to 65535"
+_PATH_TEXT = "an absolute path (or ~/...) of letters, digits and . _ / @ + = -"
+_NAME_TEXT = ("an ONTAP object name: letters, digits, _ . -, starting with a letter, digit "
+              "or _, at most 203 characters")
+RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "ansible_host": (_is_address, _ADDRESS),
+    "kafka_address": (_is_address, _ADDRESS),
+    "nfs_lif": (_is_address, _ADDRESS),
+    "lab_aws_address": (_is_address, _ADDRESS),
+    "lab_control_address": (_is_address, _ADDRESS),
+    "ansible_port": (_is_port, _PORT_TEXT),
+    "kafka_port": (_is_port, _PORT_TEXT),
+    "kafka_controller_port": (_is_port, _PORT_TEXT),
+    "ontap_rest_port": (_is_port, _PORT_TEXT),
+    "lab_aws_port": (_is_port, _PORT_TEXT),
+    "ansible_user": (_matches(re.compile(r"^[a-z_][a-z0-9_.-]{0,31}$")),
+                     "a user name: lower-case letters, digits, _ . -"),
+    "kafka_home": (_matches(_PATH), _PATH_TEXT),
+    "omb_home": (_matches(_PATH), _PATH_TEXT),
+    "kafka_mountpoint": (_matches(_PATH), _PATH_TEXT),
+    "kafka_log_dirs": (_matches(re.compile(r"^~?/[A-Za-z0-9._/@+=-]*(,~?/[A-Za-z0-9._/@+=-]*)*$")),
+                       "absolute paths separated by commas"),
+    "ansible_ssh_private_key_file": (_matches(_PATH), _PATH_TEXT),
+    "ontap_ca_bundle": (_matches(_PATH), _PATH_TEXT),
+    "ssh_askpass": (_matches(_PATH), _PATH_TEXT),
+    "ontap_svm": (_matches(re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,46}$")),
+                  "an SVM name: letters, digits, _ . -, at most 47 characters"),
+    "ontap_cluster_name": (_matches(_ONTAP_NAME), _NAME_TEXT),
+    "nfs_volume": (_matches(_ONTAP_NAME), _NAME_TEXT),
+    "flexgroup_aggregates": (_list_of(_matches(_ONTAP_NAME)), "a list of aggregate names"),
+    "ontap_nodes": (_list_of(_matches(_ONTAP_NAME)), "a list of node names"),
+    "kafka_cluster": (_matches(_WORD), "a cluster name: letters, digits, _ . -"),
+    "kafka_interface": (_matches(re.compile(r"^[A-Za-z0-9_.-]{1,15}$")),
+                        "a network interface name, at most 15 characters"),
+    "kafka_node_id": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+                      "a whole number, 0 or more"),
+    "kafka_prefix": (lambda v: isinstance(v, int) and 0 <= v <= 32, "a prefix length, 0 to 32"),
+    "nfs_mount_options": (_matches(re.compile(r"^[A-Za-z0-9_.=:-]+(,[A-Za-z0-9_.=:-]+)*$")),
+                          "mount options such as vers=4.1,nconnect=16"),
+    "kafka_storage": (lambda v: v in ("nfs", "das"), "nfs or das"),
+    "kafka_role": (lambda v: v in ("broker", "controller"), "broker or controller"),
+    "target_kind": (lambda v: v in ("lab", "real"), "lab or real"),
+    "aws_subnet_ids": (_list_of(_matches(re.compile(r"^subnet-[0-9a-f]{8,17}$"))),
+                       "a list of subnet ids (subnet-0123abcd...)"),
+    "aws_region": (_matches(re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")), "a region such as us-east-1"),
+}
+
+
+def _check_lifs(v: Any) -> bool:
+    return isinstance(v, list) and all(
+        isinstance(x, dict) and _ONTAP_NAME.match(str(x.get("name", "")))
+        and _is_address(x.get("address")) and set(x) <= {"name", "address", "node"}
+        for x in v)
+
+
+RULES["ontap_data_lifs"] = (_check_lifs, "a list of {name: LIF name, address: host name or IP"
+                                         "[, node: node name]}")
+
+
+def _line_of(path: Path, value: Any) -> str:
+    """ "line N" of the first line that shows the value, when the file is one we can read."""
+    try:
+        text = Path(path).read_text().splitlines()
+    except OSError:
+        return ""
+    needle = str(value)[:40]
+    for n, line in enumerate(text, 1):
+        if needle and needle in line:
+            return f", line {n}"
+    return ""
+
+
+def _read_yaml_first(path: Path) -> None:
+    """Ansible only warns about a file it cannot parse and goes on with an empty inventory;
+    a YAML inventory is read here first so its mistakes stop the run, with their line."""
+    files = [path] if path.is_file() else sorted(
+        p for p in path.rglob("*") if p.suffix in (".yml", ".yaml") and p.is_file())
+    import yaml
+    for f in files:
+        if f.suffix not in (".yml", ".yaml") and f.name != "hosts":
+            continue
+        text = f.read_text()
+        if f.name == "hosts" and not text.lstrip().startswith(("all:", "---")):
+            continue                                      # an INI inventory: Ansible's job
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark
+            where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            tab = " (tabs are not allowed for indentation in YAML)" if "\t" in text else ""
+            raise InventoryError(f"inventory {f}{where}: not valid YAML: {exc.problem}{tab}")\
+                from None
+        except yaml.YAMLError as exc:
+            raise InventoryError(f"inventory {f}: not valid YAML: {exc}") from None
+        if f == path or f.parent == path:
+            if doc is None:
+                raise InventoryError(f"inventory {f} is empty: describe the hosts under "
+                                     "all: children: (see playbook/inventory/aff/hosts.yml)")
+            if not isinstance(doc, dict):
+                raise InventoryError(f"inventory {f}: the top level must be a mapping such as "
+                                     f"'all:', not a {type(doc).__name__}")
+
+
+def validate(inv: Inventory) -> Inventory:
+    if not inv.hosts:
+        raise InventoryError(f"inventory {inv.path} has no hosts: describe them under "
+                             "all: children: <group>: hosts: (see playbook/inventory/aff/)")
+    bad: dict[tuple[str, str], list[str]] = {}          # (variable, value) -> hosts
+    problems = []
+    for h in inv.hosts.values():
+        for key, value in h.vars.items():
+            rule = RULES.get(key)
+            if rule and not rule[0](value):
+                bad.setdefault((key, repr(value)), []).append(h.name)
+        if not _WORD.match(h.name) and not _is_address(h.name):
+            problems.append(f"host name {h.name!r}: use letters, digits and _ . - (an "
+                            "inventory alias) or an address")
+    for (key, shown), hosts in bad.items():
+        value = inv.hosts[hosts[0]].vars[key]
+        who = f"host {hosts[0]}" if len(hosts) == 1 else f"hosts {', '.join(hosts[:3])}" + \
+            (f" and {len(hosts) - 3} more" if len(hosts) > 3 else "")
+        problems.append(f"{who}: {key} {shown} is not {RULES[key][1]}"
+                        f"{_line_of(inv.path, value)}")
+    if problems:
+        raise InventoryError(f"inventory {inv.path}: " + ("; ".join(problems[:8]))
+                             + (f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""))
+    return inv
+
+
 def load(name_or_path: str | os.PathLike = "lab") -> Inventory:
     """Read an inventory: a name under playbook/inventory/ or a path to a file/dir."""
     _import_ansible()
@@ -158,6 +323,7 @@ def load(name_or_path: str | os.PathLike = "lab") -> Inventory:
     from ansible.vars.manager import VariableManager
 
     path = inventory_path(name_or_path)
+    _read_yaml_first(path)
     loader = DataLoader()
     vault_file = os.environ.get("TR4947_VAULT_PASSWORD_FILE")
     if vault_file:
@@ -166,8 +332,6 @@ def load(name_or_path: str | os.PathLike = "lab") -> Inventory:
         secret.load()
         loader.set_vault_secrets([("default", secret)])
     im = InventoryManager(loader=loader, sources=[str(path)])
-    if not im.hosts and not im.groups.get("all"):
-        raise InventoryError(f"inventory {path} could not be parsed (no hosts)")
     vm = VariableManager(loader=loader, inventory=im)
     hosts = {}
     for h in im.get_hosts():
@@ -177,4 +341,4 @@ def load(name_or_path: str | os.PathLike = "lab") -> Inventory:
     groups = {g.name: [h.name for h in g.get_hosts()] for g in im.groups.values()}
     children = {g.name: [c.name for c in g.child_groups] for g in im.groups.values()}
     name = path.parent.name if path.is_file() else path.name
-    return Inventory(name, path, hosts, groups, children)
+    return validate(Inventory(name, path, hosts, groups, children))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from shlex import quote as q
 
 from .. import kafka_tools as kt
 from ..measure import recovery
@@ -98,7 +99,7 @@ def delete_topic(t, CL: dict[str, Cluster]) -> None:
               "rec-test-readers", client, check=True)
         for b in C.brokers:
             d = str(b.get("kafka_log_dirs")).split(",")[0]
-            kt.until(lambda b=b, d=d: not t.run(f"ls -d {d}/{TOPIC}-* 2>/dev/null || true",
+            kt.until(lambda b=b, d=d: not t.run(f"ls -d {q(d)}/{TOPIC}-* 2>/dev/null || true",
                                                 b.name, read_only=True).stdout.strip(),
                      180, 1, f"{b.name} to delete {TOPIC}'s files")
 
@@ -172,16 +173,16 @@ def replace_broker_1(t, C: Cluster, isr_timeout: float) -> Replacement:
                 new.name).check()
     mp = old.get("kafka_mountpoint")
     if C.shared_volume:
-        t.run(f"if mountpoint -q {mp}; then umount {mp}; fi", new.name, check=True)
+        t.run(f"if mountpoint -q {q(mp)}; then umount {q(mp)}; fi", new.name, check=True)
     else:
-        t.run(f"rm -rf {log_dir} && mkdir -p {log_dir}", new.name, check=True)
+        t.run(f"rm -rf {q(log_dir)} && mkdir -p {q(log_dir)}", new.name, check=True)
     with recovery.IsrWatch(bootstrap(C, skip_first=True), int(old.get("kafka_node_id")),
                            {TOPIC, "__consumer_offsets"}) as w:
         # Broker 1 fails: its JVM dies, and with the host gone so does its NFS mount.
         killed = time.time()
         t.stop_kafka(old.name, kill=True)
         if C.shared_volume:
-            t.run(f"umount -l {mp}", old.name, check=True)
+            t.run(f"umount -l {q(mp)}", old.name, check=True)
         # The cluster notices (the controller fences it after its session timeout) before the
         # standby takes over, as in the TR, where moving the address took longer than that.
         fenced = w.wait(lambda s: recovery.out_of_isr_at(s, killed), 120,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from shlex import quote as q
 
 from .. import kafka_tools as kt
 from ..inventory import Host
@@ -155,6 +156,7 @@ def describe_topic(t, L: Layout, c: str) -> str:
 def leftovers(t, L: Layout, c: str) -> list[str]:
     """'-delete' directories and hidden (silly-renamed) files in broker 1's log dir."""
     d = L.data_dir(c)
+    d = q(d)
     r = t.run(f"ls -d {d}/*-delete {d}/*/.nfs* {d}/*/.fuse_hidden* 2>/dev/null || true",
               L.b1[c].name, read_only=True)
     return r.stdout.split()
