@@ -262,6 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=OUT, help="content root to write "
                    "(default build/generated)")
     a = p.parse_args(argv)
+    if not a.results.is_dir():
+        # Rendering an empty set would remove every generated page part.
+        p.error(f"--results {a.results}: no such directory (run records live in "
+                "results/<target>/)")
     written = render_all(a.results, a.out)
     print(f"rendered {len(written)} changed file(s) into {a.out}", file=sys.stderr)
     return 0

@@ -75,9 +75,17 @@ def main(argv=None) -> int:
     if args.confirm:
         params["confirm"] = True
     results = args.results or execute.RESULTS
+    from ..inventory import InventoryError, load
+    try:
+        load(args.target)                     # an unknown or broken inventory stops here
+    except InventoryError as exc:
+        return refuse("tr4947 runbook", f"--target {args.target}: {exc}")
     try:
         if args.status:
-            for nb in execute.notebooks(args.notebooks or None):
+            nbs = execute.notebooks(args.notebooks or None)
+            for nb in nbs:
+                execute.check_parameters(nb, {**params, "target": args.target})
+            for nb in nbs:
                 _inputs, why = execute.freshness(nb, args.target, params, results)
                 rec = execute.committed(args.target, nb.stem, results)
                 print(f"{nb.stem:<24} " + (f"up to date (run {rec['run']['id']})" if why is None

@@ -82,10 +82,39 @@ def check_parameters(path: Path, parameters: dict) -> None:
                             for k, v in declared.items())
         raise RunbookError(f"{path.stem}: no parameter named {', '.join(unknown)}. "
                            f"Its parameters:\n{listing}")
+    wrong = [_type_problem(k, declared[k].get("default"), v) for k, v in parameters.items()
+             if k not in RUNNER_PARAMETERS]
+    wrong = [w for w in wrong if w]
+    if wrong:
+        raise RunbookError(f"{path.stem}: " + "; ".join(wrong))
     missing = [k for k in RUNNER_PARAMETERS if k not in declared]
     if missing:
         raise RunbookError(f"{path.stem}: its parameters cell lacks {', '.join(missing)} "
                            "(every chapter notebook takes target, confirm and results_dir)")
+
+
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text",
+          list: "a list such as [1, 2]", dict: "a mapping such as {a: 1}"}
+
+
+def _type_problem(name: str, default_src: str | None, value) -> str | None:
+    """A value of another kind than the parameter's default (3 -> a whole number, 0.5 -> a
+    number, [..] -> a list) is refused: a notebook given "abc" for repeats would fail half
+    way, after the lab was up. A default of None takes anything."""
+    import ast
+    try:
+        default = ast.literal_eval(default_src) if default_src else None
+    except (ValueError, SyntaxError):
+        return None                                   # an expression: nothing to compare
+    if default is None:
+        return None
+    want = type(default)
+    ok = (isinstance(value, want) and not (want is int and isinstance(value, bool))) or \
+        (want is float and isinstance(value, int) and not isinstance(value, bool))
+    if ok:
+        return None
+    return (f"-p {name}={value!r}: {name} takes {_KINDS.get(want, want.__name__)} (default "
+            f"{default_src})")
 
 
 def record_path(target: str, notebook: str, results: Path = RESULTS) -> Path:
