@@ -11,6 +11,7 @@ help:
 	@echo "make site    install everything, run the runbook on the lab, build the guide"
 	@echo "make test    install everything, run all tests (unit, lab, notebooks, site, browser)"
 	@echo "make bench   print the benchmarks (site build, lab)"
+	@echo "make notebook CHAPTER=NAME   JupyterLab on 127.0.0.1, to run a chapter step by step"
 	@echo "make lab-up | lab-down | lab-status   manage the embedded lab by hand"
 
 setup:
@@ -44,6 +45,10 @@ bench: setup
 	@$(PY) bench/lab_bench.py
 	@$(PY) bench/omb_vs_perftest.py
 	@$(PY) bench/runbook_bench.py --skip-cold
+
+# JupyterLab on 127.0.0.1 to run a chapter step by step: make notebook CHAPTER=cpu-utilization
+notebook: setup
+	@.venv/bin/tr4947 notebook $(CHAPTER)
 
 lab-up: setup
 	@.venv/bin/tr4947 lab up

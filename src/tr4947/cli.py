@@ -20,6 +20,7 @@ examples:
   tr4947 run --target aff --host brokers --confirm -- systemctl restart kafka
   tr4947 runbook                        run every chapter notebook on the lab, embed results
   tr4947 runbook --help                 notebooks, parameters, caching
+  tr4947 notebook cpu-utilization       JupyterLab on that chapter, to run it step by step
 
 The lab is a network of hosts on this machine (198.18.0.0/16, reached over SSH like any
 site); its state lives in $TR4947_LAB_STATE (default /tmp/tr4947-lab) and its hosts and
@@ -61,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--inventory", default="lab", help=argparse.SUPPRESS)
 
     # `runbook` has its own parser (tr4947.runbook.__main__); main() hands it the arguments.
+    sub.add_parser("notebook", add_help=False,
+                   help="JupyterLab on 127.0.0.1 to run a chapter step by step "
+                        "(tr4947 notebook --help)")
     sub.add_parser("runbook", add_help=False,
                    help="execute the chapter notebooks with papermill and embed their results")
     run = sub.add_parser("run", help="run a command on a target host or group",
@@ -85,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["runbook"]:
         from .runbook.__main__ import main as runbook_main
         return runbook_main(argv[1:])
+    if argv[:1] == ["notebook"]:
+        from .runbook.jupyter import main as notebook_main
+        return notebook_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.cmd == "lab":

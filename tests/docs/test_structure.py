@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from .conftest import (NAV, PAGES, SNIPPETS, committed_notebooks, example_includes, expected,
+from .conftest import (MODULE, NAV, PAGES, SNIPPETS, committed_notebooks, example_includes, expected,
                        nav_pages, notebook_chapters, parse_procedures, section_problems,
                        snippet_files)
 
@@ -86,6 +86,21 @@ def test_every_notebook_is_linked_from_its_chapter_page():
             link = f"xref:attachment$notebooks/{nb.name}["
             if link not in (PAGES / f"{chapter}.adoc").read_text(encoding="utf-8"):
                 missing.append(f"{chapter}.adoc should link {link}...]")
+    assert not missing, missing
+
+
+def test_every_notebook_is_offered_to_run_on_its_chapter_page():
+    """Download, step by step in JupyterLab, or whole: the run-notebook partial, set for this
+    notebook, on the chapter page whose results it records."""
+    partial = (MODULE / "partials" / "run-notebook.adoc").read_text(encoding="utf-8")
+    assert "xref:attachment$notebooks/{notebook}.ipynb[" in partial
+    assert "make notebook CHAPTER={notebook}" in partial and "tr4947 runbook {notebook}" in partial
+    missing = []
+    for nb in committed_notebooks():
+        offer = f":notebook: {nb.stem}\ninclude::partial$run-notebook.adoc[]"
+        for chapter in notebook_chapters(nb.read_text(encoding="utf-8")):
+            if offer not in (PAGES / f"{chapter}.adoc").read_text(encoding="utf-8"):
+                missing.append(f"{chapter}.adoc should offer {nb.stem}")
     assert not missing, missing
 
 

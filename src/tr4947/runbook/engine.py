@@ -11,10 +11,19 @@ import re
 import sys
 import time
 
+from jupyter_client.manager import AsyncKernelManager
 from papermill.engines import NBClientEngine, papermill_engines
+from traitlets import CaselessStrEnum
 
 ENGINE_NAME = "tr4947-progress"
 HEADING = re.compile(r"^#+\s*(.+)$", re.M)
+
+
+class LocalKernelManager(AsyncKernelManager):
+    """The kernel and the runner talk over Unix sockets in Jupyter's runtime directory, not
+    TCP ports: nothing else on the machine can connect, and ipykernel has no unencrypted-TCP
+    warning to print into the run's output."""
+    transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
 
 
 class ProgressEngine(NBClientEngine):
@@ -49,6 +58,7 @@ class ProgressEngine(NBClientEngine):
             return result
 
         nb_man.cell_start, nb_man.cell_complete = cell_start, cell_complete
+        kwargs.setdefault("kernel_manager_class", LocalKernelManager)
         return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
 
 

@@ -1,0 +1,123 @@
+"""An operator's session: `tr4947 notebook`, then a chapter run cell by cell in JupyterLab,
+driven in Debian's headless Chromium, on the lab. Every request the browser makes stays on
+127.0.0.1."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from tr4947 import paths, targets
+from tr4947.runbook import jupyter
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+pytestmark = [pytest.mark.browser, pytest.mark.lab, pytest.mark.slow]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+CHAPTER = "aff-a900-storage"          # the shortest chapter that brings up lab hosts
+TOKEN = "browser-test-token"
+
+
+def api(port, path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}?token={TOKEN}",
+                                timeout=10) as r:
+        return json.loads(r.read())
+
+
+@pytest.fixture
+def server(tmp_path):
+    lab = targets.open("lab", echo=False)
+    lab.reset()
+    # Cells are laid out all at once (no virtual scrolling) so every output is in the page.
+    settings = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    port = jupyter.free_port(18888)
+    env = {**os.environ, "TR4947_NOTEBOOK_TOKEN": TOKEN,
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings")}
+    proc = subprocess.Popen([sys.executable, "-m", "tr4947.cli", "notebook", CHAPTER,
+                             "--port", str(port), "--fresh"], cwd=paths.REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    url = proc.stdout.readline().strip()
+    assert url == f"JupyterLab: http://127.0.0.1:{port}/lab/tree/{CHAPTER}.ipynb?token={TOKEN}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            api(port, "/api/status")
+            break
+        except OSError:
+            assert proc.poll() is None, proc.stdout.read()
+            assert time.monotonic() < deadline, "JupyterLab did not answer within 120 s"
+            time.sleep(1)
+    yield port, url.split(" ", 1)[1]
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    lab.reset()
+
+
+def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
+    port, url = server
+    committed = (paths.REPO / "results" / "lab" / f"{CHAPTER}.json").read_bytes()
+    offsite = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+        def only_loopback(route):
+            host = urlparse(route.request.url).hostname
+            if host not in ("127.0.0.1", "localhost"):
+                offsite.append(route.request.url)
+                return route.abort()
+            return route.continue_()
+        page.route("**/*", only_loopback)
+        page.goto(url)
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                               timeout=120_000)
+        # Start from a notebook without the committed outputs, so whatever appears is new.
+        page.get_by_role("menuitem", name="Edit").click()
+        page.get_by_text("Clear Outputs of All Cells").click()
+        assert page.locator(".jp-OutputArea-output").count() == 0
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        n = cells.count()
+        cells.first.click()
+        page.keyboard.press("Escape")                       # command mode
+        for i in range(n):
+            page.keyboard.press("Shift+Enter")
+            page.wait_for_timeout(200)
+            page.wait_for_function(
+                "() => ![...document.querySelectorAll('.jp-InputPrompt')]"
+                ".some(e => e.textContent.includes('[*]'))", timeout=300_000)
+        page.keyboard.press("Control+s")
+        page.wait_for_timeout(1000)
+        shown = page.locator(".jp-Notebook").inner_text()
+        browser.close()
+
+    assert offsite == [], f"the browser tried to leave the machine: {offsite}"
+    # The lab's answers are on the page: the FlexGroup read back over REST, pNFS enabled.
+    assert "kafka_fg_vol01" in shown and "flexgroup" in shown
+    assert "pnfs_enabled" in shown and "results recorded for the guide" in shown
+    nb = api(port, f"/api/contents/{CHAPTER}.ipynb")["content"]
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert all(c["execution_count"] for c in code), "a cell did not run"
+    outputs = [o for c in code for o in c["outputs"]]
+    assert not [o for o in outputs if o["output_type"] == "error"]
+    noise = [o["text"] for o in outputs if o.get("name") == "stderr"]
+    assert not noise, f"warnings in the outputs: {noise}"
+    # The last cell left the lab as the chapter found it (down), and a run by hand records
+    # under build/, never over the committed results.
+    assert not targets.open("lab", echo=False).lab.running()
+    assert (paths.REPO / "results" / "lab" / f"{CHAPTER}.json").read_bytes() == committed
+    assert (paths.BUILD / "results" / "lab" / f"{CHAPTER}.records.json").exists()
