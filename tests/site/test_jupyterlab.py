@@ -89,7 +89,8 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
         # Start from a notebook without the committed outputs, so whatever appears is new.
         page.get_by_role("menuitem", name="Edit").click()
         page.get_by_text("Clear Outputs of All Cells").click()
-        assert page.locator(".jp-OutputArea-output").count() == 0
+        page.wait_for_function("() => !document.querySelector('.jp-OutputArea-output')",
+                               timeout=30_000)
         cells = page.locator(".jp-Notebook .jp-Cell")
         n = cells.count()
         cells.first.click()
@@ -101,7 +102,11 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
                 "() => ![...document.querySelectorAll('.jp-InputPrompt')]"
                 ".some(e => e.textContent.includes('[*]'))", timeout=300_000)
         page.keyboard.press("Control+s")
-        page.wait_for_timeout(1000)
+        # Saved when the tab no longer shows the unsaved-changes mark.
+        page.wait_for_function(
+            "() => !document.querySelector('.jp-mod-current.jp-mod-dirty, "
+            ".lm-TabBar-tab.jp-mod-current.jp-mod-dirty')", timeout=30_000)
+        page.wait_for_timeout(500)
         shown = page.locator(".jp-Notebook").inner_text()
         browser.close()
 
@@ -111,7 +116,8 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
     assert "pnfs_enabled" in shown and "results recorded for the guide" in shown
     nb = api(port, f"/api/contents/{CHAPTER}.ipynb")["content"]
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    assert all(c["execution_count"] for c in code), "a cell did not run"
+    assert all(c["execution_count"] for c in code), \
+        [(i, c["source"][:60]) for i, c in enumerate(code) if not c["execution_count"]]
     outputs = [o for c in code for o in c["outputs"]]
     assert not [o for o in outputs if o["output_type"] == "error"]
     noise = [o["text"] for o in outputs if o.get("name") == "stderr"]
