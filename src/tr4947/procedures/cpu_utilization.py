@@ -86,6 +86,42 @@ def idle(t, cluster: str, seconds: float) -> dict[str, float]:
     return {h: cpu.usage_between(s, t0, t1).percent_of_core for h, s in samples.items()}
 
 
+def clients_for(t) -> dict[str, str]:
+    """Each cluster's OMB client host: its own where the target has two clients (the lab
+    does), else the one client for both."""
+    names = [h.name for h in t.hosts("clients")]
+    return {c: names[i % len(names)] for i, c in enumerate(CLUSTERS)}
+
+
+def together(clients: dict[str, str]) -> bool:
+    """Whether the two clusters can be loaded at the same time (one client each)."""
+    return len(set(clients.values())) == len(CLUSTERS)
+
+
+def measure_both(t, clients: dict[str, str], rate: int, scale: dict | None,
+                 baselines: dict[str, dict[str, float]]) -> dict[str, dict]:
+    """CPU-2 at one rate on both clusters: at the same time when each has its own client, so
+    that whatever else the machine does weighs on both alike; else one after the other.
+    Returns cluster -> measure()'s figures."""
+    def one(c):
+        return measure(t, clients[c], c, rate, scale, baselines.get(c, {}))
+    if not together(clients):
+        return {c: one(c) for c in CLUSTERS}
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(len(CLUSTERS)) as ex:
+        return dict(zip(CLUSTERS, ex.map(one, CLUSTERS)))
+
+
+def idle_both(t, seconds: float, clients: dict[str, str]) -> dict[str, dict[str, float]]:
+    """The idle baselines, both clusters sampled over the same seconds when they are loaded
+    together (each cluster's idle includes the other's being idle too)."""
+    if not together(clients):
+        return {c: idle(t, c, seconds) for c in CLUSTERS}
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(len(CLUSTERS)) as ex:
+        return dict(zip(CLUSTERS, ex.map(lambda c: idle(t, c, seconds), CLUSTERS)))
+
+
 def measure(t, client: str, cluster: str, rate: int, scale: dict | None,
             baseline: dict[str, float]) -> dict:
     """One OMB run at ``rate`` against ``cluster`` with every broker's CPU sampled; returns
