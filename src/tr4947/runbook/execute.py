@@ -247,7 +247,9 @@ def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.s
     _write_json(record_path(target, name, results), doc)
     nbformat.write(nb, executed)
     default_params = set(parameters) <= {"confirm"} and not parameters.get("confirm")
-    if target == "lab" and default_params:
+    # The committed notebook carries the committed record's run: only a run that writes the
+    # committed results (not a test's or a benchmark's own results root) replaces it.
+    if target == "lab" and default_params and Path(results).resolve() == RESULTS.resolve():
         tmp = path.with_suffix(".tmp")
         nbformat.write(nb, tmp)
         os.replace(tmp, path)
