@@ -160,6 +160,7 @@ class Replacement:
 def replace_broker_1(t, C: Cluster, isr_timeout: float) -> Replacement:
     """REC-2 on one cluster, then REC-3's measurements. The cluster's broker 1 is then the
     host that took over; the host it replaced is the spare."""
+    t0 = time.monotonic()
     old, new = C.broker1, C.spare
     log_dir = str(old.get("kafka_log_dirs")).split(",")[0]
     address = old.kafka_address
@@ -209,19 +210,28 @@ def replace_broker_1(t, C: Cluster, isr_timeout: float) -> Replacement:
     rep = Replacement(C.name, C.rounds, old.name, new.name, started, complete, copied, r,
                       extra={"fenced_after": fenced - killed})
     measure_log(t, C, rep)
+    rep.extra["step_seconds"] = time.monotonic() - t0
     return rep
 
 
 def measure_log(t, C: Cluster, rep: Replacement) -> None:
     """REC-3 from the replacement's log: the TR's recovery time, and where each partition's
-    replica started (offset 0: copied again; the cluster's end offset: found in place)."""
-    r = t.run_snippet("broker-recovery/REC-3-recovery-log.sh", rep.new, read_only=True,
-                      check=True)
+    replica started (offset 0: copied again; the cluster's end offset: found in place); and
+    the consumer group's committed offsets after the recovery. The four reads are
+    independent and run at the same time (two of them start a JVM for Kafka's tools)."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(4) as ex:
+        log_f = ex.submit(t.run_snippet, "broker-recovery/REC-3-recovery-log.sh", rep.new,
+                          read_only=True, check=True)
+        lines_f = ex.submit(t.run, "grep -E 'starts at leader epoch|LogLoader|SHUTDOWN to "
+                            "STARTING' logs/server.log", rep.new, read_only=True, check=True)
+        ends_f = ex.submit(end_offsets, t, C)
+        committed_f = ex.submit(committed_offsets, t, C)
+    r = log_f.result()
     rec = recovery.recovery_from_log(r.stdout)
-    lines = t.run("grep -E 'starts at leader epoch|LogLoader|SHUTDOWN to STARTING' "
-                  "logs/server.log", rep.new, read_only=True, check=True).stdout
-    offsets = recovery.replica_start_offsets(lines, TOPIC)
-    ends = end_offsets(t, C)
+    offsets = recovery.replica_start_offsets(lines_f.result().stdout, TOPIC)
+    ends = ends_f.result()
+    rep.extra["committed_after"] = committed_f.result()[0]
     with_data = [tp for tp, o in ends.items() if o > 0]
     rep.log, rep.log_seconds, rep.serving_seconds = r, rec.seconds, rec.serving_seconds
     rep.partitions = len(with_data)
