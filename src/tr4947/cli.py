@@ -60,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     down.add_argument("--inventory", default="lab", help=argparse.SUPPRESS)
     st = lsub.add_parser("status", help="table of lab components and their state")
     st.add_argument("--inventory", default="lab", help=argparse.SUPPRESS)
+    pw = lsub.add_parser("password", help="print a login of the lab's ONTAP stand-in (for "
+                         "ONTAP_PASSWORD when the lab is used as a remote site)",
+                         description="Print the password of an ONTAP stand-in login. The lab "
+                         "derives it from its key and stores only its hash; nothing else prints "
+                         "it. Use: export ONTAP_PASSWORD=$(tr4947 lab password admin)")
+    pw.add_argument("user", choices=["admin", "fsxadmin"])
+    pw.add_argument("--inventory", default="lab", help=argparse.SUPPRESS)
 
     # `runbook` has its own parser (tr4947.runbook.__main__); main() hands it the arguments.
     sub.add_parser("notebook", add_help=False,
@@ -115,6 +122,9 @@ def _lab(args, parser) -> int:
             print(lab.format_status())
         elif args.action == "down":
             lab.down()
+        elif args.action == "password":
+            print(lab.credentials()["ontap_passwords"].get(args.user) or lab.secret(
+                f"ontap:{args.user}"))
         else:
             print(lab.format_status())
         return 0

@@ -208,6 +208,7 @@ CASES = [
 def lab(tmp_path_factory):
     top = tmp_path_factory.mktemp("bad-input")
     root = top / "state"
+    bootstrap.ensure_passwords(root, {"admin": "test-admin-pw"})
     bootstrap.bootstrap(root, "cluster1", ["cluster1-01", "cluster1-02"],
                         [{"name": "aggr1", "node": "cluster1-01", "size": "8TB"},
                          {"name": "aggr_fp", "node": "cluster1-02", "size": "2TB",
@@ -235,7 +236,7 @@ def lab(tmp_path_factory):
     http = requests.Session()
     http.trust_env = False
     http.verify = str(rest.cert_file(root))
-    http.auth = ("admin", bootstrap.load_passwords(root)["admin"])
+    http.auth = ("admin", "test-admin-pw")
     c = state.load(root)
     uuids = {"existing": c.volumes["svm_kafka:existing"].uuid,
              "root": c.volumes["svm_kafka:svm_kafka_root"].uuid}

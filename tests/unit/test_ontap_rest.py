@@ -22,6 +22,7 @@ ADDR = "127.0.0.1"
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
     root = tmp_path_factory.mktemp("ontap-rest") / "state"
+    bootstrap.ensure_passwords(root, {"admin": "test-admin-pw"})
     bootstrap.bootstrap(
         root, "cluster1", ["cluster1-01", "cluster1-02"],
         # 8TB each: FG's thick 10TB FlexGroup puts 5TB on each aggregate.
@@ -36,7 +37,7 @@ def api(tmp_path_factory):
     httpd = rest.make_server(ADDR, port, root)
     t = threading.Thread(target=httpd.serve_forever, daemon=True)
     t.start()
-    pw = bootstrap.load_passwords(root)["admin"]
+    pw = "test-admin-pw"
     session = requests.Session()
     session.trust_env = False                  # the lab certificate, not the system bundle
     session.verify = str(rest.cert_file(root))

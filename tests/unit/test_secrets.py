@@ -44,3 +44,32 @@ def test_password_option_is_masked():
 
 def test_plain_text_untouched():
     assert secrets.redact("volume show -fields size") == "volume show -fields size"
+
+
+def test_ontap_logins_are_stored_as_hashes(tmp_path):
+    from tr4947.lab.ontap import bootstrap
+    bootstrap.ensure_passwords(tmp_path, {"admin": "tr4947-lab-secret-abc123"})
+    stored = bootstrap.passwords_file(tmp_path).read_text()
+    assert "tr4947-lab-secret" not in stored and "abc123" not in stored
+    assert oct(bootstrap.passwords_file(tmp_path).stat().st_mode & 0o777) == "0o600"
+    assert bootstrap.check_password(tmp_path, "admin", "tr4947-lab-secret-abc123")
+    assert not bootstrap.check_password(tmp_path, "admin", "tr4947-lab-secret-abc124")
+    assert not bootstrap.check_password(tmp_path, "fsxadmin", "tr4947-lab-secret-abc123")
+    bootstrap.set_password(tmp_path, "fsxadmin", "new one")
+    assert bootstrap.check_password(tmp_path, "fsxadmin", "new one")
+    assert "new one" not in bootstrap.passwords_file(tmp_path).read_text()
+
+
+def test_lab_secrets_are_derived_marked_and_stable():
+    a = secrets.lab_secret(b"k" * 32, "ontap:admin")
+    assert a.startswith(secrets.LAB_MARKER) and a == secrets.lab_secret(b"k" * 32, "ontap:admin")
+    assert a != secrets.lab_secret(b"k" * 32, "ontap:fsxadmin")
+    assert a != secrets.lab_secret(b"j" * 32, "ontap:admin")
+    assert secrets.redact(f"x {a} y") == "x ******** y"       # the backstop, unregistered
+
+
+def test_python_repr_and_quoted_values_are_masked():
+    assert secrets.redact("{'FsxAdminPassword': 'has, comma and space'}") == \
+        "{'FsxAdminPassword': '********'}"
+    assert secrets.redact('password: "a b"') == 'password: "********"'
+    assert secrets.redact("Password:\nnext line") == "Password:\nnext line"

@@ -211,16 +211,38 @@ class Lab:
     # --- credentials the control node uses (LabTarget reads them; nothing else) -----------------
     def credentials(self) -> dict:
         from .ontap import bootstrap, rest
-        pw = bootstrap.load_passwords(self.root) if bootstrap.passwords_file(self.root).exists() \
-            else {}
+        pw = {u: self.secret(f"ontap:{u}") for u in bootstrap.USERS} \
+            if self.key_file.exists() else {}
+        if os.environ.get("TR4947_ONTAP_PASSWORD"):
+            pw = {u: os.environ["TR4947_ONTAP_PASSWORD"] for u in bootstrap.USERS}
         return {
             "ssh_key": str(self.ssh_key), "known_hosts": str(self.known_hosts),
             "ontap_passwords": pw, "ontap_ca_bundle": str(rest.cert_file(self.root)),
         }
 
+    @property
+    def key_file(self) -> Path:
+        return self.control / "lab.key"
+
+    def secret(self, purpose: str) -> str:
+        """A secret of this lab (an ONTAP login, a password a procedure sends): derived from
+        the lab's key (control/lab.key, 0600), so it is never written anywhere in clear and
+        is the same for every process that uses the lab; marked, so tests can search for it."""
+        from .. import secrets
+        try:
+            key = self.key_file.read_bytes()
+        except FileNotFoundError:
+            raise LabError(f"the lab has no key yet ({self.key_file}): bring it up first "
+                           "(tr4947 lab up)") from None
+        return secrets.lab_secret(key, purpose)
+
     # --- bring-up -------------------------------------------------------------------------------
     def _control_keys(self) -> None:
         (self.control / "ssh").mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not self.key_file.exists():
+            fd = os.open(self.key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(os.urandom(32))
         if not self.ssh_key.exists():
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
                             "tr4947-lab-control", "-f", str(self.ssh_key)], check=True,
@@ -234,6 +256,7 @@ class Lab:
         svm = o.get("ontap_svm", "svm_kafka")
         self.say(f"ONTAP stand-in: bootstrap cluster {o.get('ontap_cluster_name')} (SVM {svm}, "
                  f"LIFs {', '.join(l['address'] for l in o.get('ontap_data_lifs', []))})")
+        bootstrap.ensure_passwords(self.root, self.credentials()["ontap_passwords"])
         bootstrap.bootstrap(
             self.root, cluster_name=o.get("ontap_cluster_name", "cluster1"),
             nodes=o.get("ontap_nodes", ["cluster1-01"]),

@@ -308,6 +308,10 @@ def _leave_lab_clean(target: str, out) -> None:
     """Each chapter starts on a lab that is down: one that failed half way (its last cell,
     which takes the lab down, never ran) must not leave hosts running for the next."""
     from .. import targets
+    from ..targets import playbooks
+    # A kernel killed during a play leaves its Ansible artifacts (with the play's
+    # environment) in memory; they go now, not at the next play.
+    playbooks.clear_stale_artifacts()
     try:
         said = targets.open(target, echo=False).reset()
         if said:

@@ -64,7 +64,6 @@ class LabTarget(Target):
         from ..lab import Lab
         self.lab = Lab(inventory.path, echo=None)
         self._brought_up = False
-        self._made: dict[str, str] = {}
 
     # --- credentials from the lab ---------------------------------------------------------------
     def _creds(self) -> dict:
@@ -91,10 +90,10 @@ class LabTarget(Target):
         return self._creds()["ontap_ca_bundle"]
 
     def secret(self, name: str) -> str:
-        """The lab makes the secrets its procedures send (one per name and Target)."""
+        """The lab makes the secrets its procedures send (derived from its key: never stored
+        in clear, the same in every process); the environment can still set one."""
         import os
-        import secrets as pysecrets
-        value = os.environ.get(name) or self._made.setdefault(name, pysecrets.token_urlsafe(12))
+        value = os.environ.get(name) or self.lab.secret(f"env:{name}")
         secrets.register(value)
         return value
 

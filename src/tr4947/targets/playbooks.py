@@ -113,7 +113,7 @@ def _artifact_root() -> Path:
     return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
 
 
-def _clear_stale_artifacts() -> list[Path]:
+def clear_stale_artifacts() -> list[Path]:
     """Artifacts of runs whose process is gone (a kernel killed mid-run)."""
     removed = []
     for d in _artifact_root().glob(ARTIFACTS_PREFIX + "*"):
@@ -154,7 +154,7 @@ def run(target: Target, playbook: str, *, extravars: dict[str, Any] | None = Non
         return PlaybookRun(playbook, target.name, planned=True, plan=text)
 
     import ansible_runner
-    _clear_stale_artifacts()
+    clear_stale_artifacts()
     env = _credentials(target)
     # The venv's ansible-playbook, whatever PATH the caller (a notebook kernel) has.
     env["PATH"] = f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"

@@ -1,10 +1,15 @@
-"""Initial state of the lab cluster (what `lab up` asks for) and its login passwords.
+"""Initial state of the lab cluster (what `lab up` asks for) and its logins.
 
-Passwords live in ``<root>/ontap/passwords.json`` (mode 0600): random per lab unless
-``TR4947_ONTAP_PASSWORD`` is set. Nothing here prints or logs them.
+Logins are kept as ONTAP keeps them: ``<root>/ontap/passwords.json`` (mode 0600) holds a
+salted PBKDF2 hash per user, never the password. Whoever creates the lab chooses the
+passwords (the lab derives them from its own key, see tr4947.lab.lab); a stand-in started
+without them gets random ones nobody knows. Nothing here prints or logs a password.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -15,41 +20,66 @@ from ... import units
 from . import state
 
 USERS = ("admin", "fsxadmin")
+_ITERATIONS = 60_000
+_verified: dict[tuple[str, str], str] = {}      # (user, sha256 of a tried password) -> hash
 
 
 def passwords_file(root: Path) -> Path:
     return Path(root) / "ontap" / "passwords.json"
 
 
-def ensure_passwords(root: Path) -> Path:
-    """Create the password file once (0600 from the start: never world-readable)."""
-    f = passwords_file(root)
+def _hash(password: str) -> dict:
+    salt = os.urandom(16)
+    dk = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, _ITERATIONS)
+    return {"pbkdf2_sha256": base64.b64encode(dk).decode(), "salt": base64.b64encode(salt).decode(),
+            "iterations": _ITERATIONS}
+
+
+def _write(f: Path, data: dict) -> None:
     f.parent.mkdir(parents=True, exist_ok=True)
-    if f.exists():
-        return f
-    given = os.environ.get("TR4947_ONTAP_PASSWORD")
-    data = {u: given or secrets.token_urlsafe(18) for u in USERS}
-    fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    tmp = f.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         json.dump(data, out)
+    os.replace(tmp, f)
+
+
+def ensure_passwords(root: Path, initial: dict[str, str] | None = None) -> Path:
+    """Create the login file once, with the hashes of ``initial`` (user -> password; a user
+    not given gets a random password). An existing file is left alone."""
+    f = passwords_file(root)
+    if f.exists():
+        return f
+    initial = initial or {}
+    _write(f, {u: _hash(initial.get(u) or secrets.token_urlsafe(18)) for u in USERS})
     return f
 
 
-def load_passwords(root: Path) -> dict[str, str]:
-    data = json.loads(passwords_file(root).read_text())
-    return {u: (p.get("password") if isinstance(p, dict) else p) for u, p in data.items()}
+def check_password(root: Path, user: str, password: str) -> bool:
+    """Whether ``password`` is ``user``'s (constant-time comparison of the hashes)."""
+    try:
+        entry = json.loads(passwords_file(root).read_text()).get(user)
+    except (OSError, ValueError):
+        return False
+    if not isinstance(entry, dict) or not password:
+        return False
+    tried = (user, hashlib.sha256(entry["salt"].encode() + password.encode()).hexdigest())
+    if _verified.get(tried) == entry["pbkdf2_sha256"]:       # REST calls re-send it each time
+        return True
+    dk = hashlib.pbkdf2_hmac("sha256", password.encode(), base64.b64decode(entry["salt"]),
+                             int(entry.get("iterations", _ITERATIONS)))
+    ok = hmac.compare_digest(base64.b64encode(dk).decode(), entry["pbkdf2_sha256"])
+    if ok:
+        _verified[tried] = entry["pbkdf2_sha256"]
+    return ok
 
 
 def set_password(root: Path, user: str, password: str) -> None:
     """Change one login's password (FSx: the FsxAdminPassword given at creation)."""
     f = ensure_passwords(root)
     data = json.loads(f.read_text())
-    data[user] = password
-    tmp = f.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        json.dump(data, out)
-    os.replace(tmp, f)
+    data[user] = _hash(password)
+    _write(f, data)
 
 
 def _check_name(kind: str, name) -> None:

@@ -6,7 +6,7 @@
   ``<root>/ontap/rest-cert.pem`` (key ``rest-key.pem``, 0600) for the listen address; clients
   trust it as their CA bundle (``REQUESTS_CA_BUNDLE`` / ``verify=``) instead of switching
   certificate checks off;
-* HTTP basic authentication against ``<root>/ontap/passwords.json`` (users ``admin`` and
+* HTTP basic authentication against the hashed logins of ``<root>/ontap/passwords.json`` (``admin`` and
   ``fsxadmin``), compared in constant time; neither the password nor the Authorization
   header is ever logged;
 * strict like ONTAP: an unknown query parameter, body field or ``fields`` entry, or a value
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import hmac
 import ipaddress
 import json
 import logging
@@ -118,11 +117,7 @@ class _Handler(BaseHTTPRequestHandler):
             user, _, pw = base64.b64decode(h[6:]).decode("utf-8").partition(":")
         except (ValueError, UnicodeDecodeError):
             return False
-        try:
-            known = _boot.load_passwords(self.root).get(user)
-        except (OSError, ValueError):
-            known = None
-        ok = bool(known) and hmac.compare_digest(known.encode(), pw.encode())
+        ok = _boot.check_password(self.root, user, pw)
         self._user = user
         if not ok:
             log.info("authentication failed for user %r", user)

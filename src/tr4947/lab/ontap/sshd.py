@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import os
 import signal
@@ -58,11 +57,7 @@ class _Server(asyncssh.SSHServer):
         return True
 
     def _check(self, username: str, password: str) -> bool:
-        try:
-            known = _boot.load_passwords(self.root).get(username)
-        except (OSError, ValueError):
-            known = None
-        ok = bool(known) and hmac.compare_digest(known.encode(), password.encode())
+        ok = _boot.check_password(self.root, username, password)
         log.info("login %s from %s: %s", username, self.peer, "accepted" if ok else "denied")
         return ok
 
