@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,10 @@ T = TypeVar("T")
 LAB_INVENTORY = paths.INVENTORY / "lab" / "hosts.yml"
 DEFAULT_STATE = "/tmp/tr4947-lab"
 COMMAND_LOG = "/var/log/tr4947/commands.log"
+DECODE_LOG = rf"""[ -f {COMMAND_LOG} ] || exit 0
+while IFS=$'\t' read -r _time _client quoted; do
+  eval "printf '%s\0' $quoted"
+done < {COMMAND_LOG}"""
 
 
 def copy_inventory(dest: Path, state: Path, real: bool = False) -> Path:
@@ -89,13 +92,10 @@ class OwnLab:
         return self.lab.exec(host, command, **kw)
 
     def commands(self, host: str) -> list[str]:
-        """Every command a client sent the host over SSH, as its ForceCommand logged it."""
-        text = self.exec(host, f"cat {COMMAND_LOG} 2>/dev/null || true").stdout
-        out = []
-        for line in text.splitlines():
-            quoted = line.split("\t", 2)[2]
-            out.append(shlex.split(quoted)[0] if quoted != "<login shell>" else quoted)
-        return out
+        """Every command a client sent the host over SSH, as its ForceCommand logged it (one
+        line each, bash's printf %q quoting; bash decodes it)."""
+        out = self.exec(host, DECODE_LOG).stdout
+        return out.split("\0")[:-1]
 
     def close_targets(self) -> None:
         for t in self._targets:
