@@ -68,7 +68,7 @@ def test_up_is_idempotent_status_tells_and_down_leaves_nothing(tmp_path):
         assert {h: rows[h]["state"] for h in INFRA} == dict.fromkeys(INFRA, "running")
         assert (rows["cluster1"]["role"], rows["cluster1"]["address"]) == ("ontap", "198.19.10.1")
         assert rows["client-1"]["role"] == "client" and rows["das-broker-1"]["state"] == "down"
-        assert f"network 198.19.0.0/16 (up)" in lab.format_status()
+        assert "network 198.19.0.0/16 (up)" in lab.format_status()
         pids = [p.pid for p in lab_processes(lab)]
         assert len(pids) >= 6                      # each host: unshare, tini and its servers
         out = lab.down()

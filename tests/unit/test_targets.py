@@ -15,7 +15,7 @@ from tr4947.targets.base import (Result, ResultSet, Target, TargetError, ontap_l
                                  ontap_reads_only, plain_path, render_vars, replace_values)
 from tr4947.targets.lab import LabTarget, check_lab_addresses
 
-from ..support.targets import LocalPool, NoTransport, TransportUsed, local_target, write_inventory
+from ..support.targets import NoTransport, TransportUsed, local_target, write_inventory
 
 
 @pytest.fixture
