@@ -132,10 +132,9 @@ def test_nfsv41_with_preserve_unlink_the_same_move_just_works(tmp_path):
         wait_for(verified, 300, "the reassignment to complete",
                  seen=lambda: last["r"].stdout[-300:], interval=3)
         # Broker 1 deleted the moved partitions, "-delete" dirs included, although the
-        # reader still held their files open.
+        # reader held their files open (it may end by itself once all its files are gone).
         assert fv.wait_settled(t, L, c, move, timeout=300) == "settled"
         assert fv.leftovers(t, L, c) == []
-        assert t.run("kill -0 $(cat /tmp/segment-reader.pid)", b1.name, read_only=True).ok
         log = t.run_snippet(SNIP + "FV-8-broker-log.sh", b1.name, read_only=True).stdout
         assert "DirectoryNotEmptyException" not in log and "have failed" not in log, log
         for h in L.brokers[c]:
