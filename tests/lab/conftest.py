@@ -28,6 +28,7 @@ from typing import Callable, TypeVar
 import pytest
 
 from tr4947 import paths, targets
+from tr4947.lab import remote_inventory
 from tr4947.lab.lab import Lab, LabError, preflight
 
 T = TypeVar("T")
@@ -41,20 +42,26 @@ while IFS=$'\t' read -r _time _client quoted; do
 done < {COMMAND_LOG}"""
 
 
-def copy_inventory(dest: Path, state: Path, real: bool = False) -> Path:
-    """The lab inventory on 198.19.0.0/16 with its state in ``state``; ``real``: the same
-    hosts described as a remote site (no ``target_kind: lab``: default-deny applies)."""
+def copy_inventory(dest: Path, state: Path) -> Path:
+    """The lab inventory on 198.19.0.0/16 with its state in ``state``."""
     text = LAB_INVENTORY.read_text()
     text = re.sub(r"\b198\.18\.", "198.19.", text).replace(DEFAULT_STATE, str(state))
-    if real:
-        text, n = re.subn(r"(?m)^\s*target_kind: lab\s*\n", "", text)
-        assert n == 1, "the lab inventory no longer says target_kind: lab"
     assert "198.18." not in text and DEFAULT_STATE not in text
     f = Path(dest) / "hosts.yml"
     f.parent.mkdir(parents=True, exist_ok=True)
     f.write_text(text)
     return f
 
+
+def remote_copy(dest: Path, lab_inventory: Path) -> Path:
+    """The same hosts described as a remote site (the lab-remote idea: the lab's inventory
+    without its lab-only settings, target_kind: lab among them), so default-deny applies."""
+    text = remote_inventory.render(lab_inventory)
+    assert not re.search(r"(?m)^\s*target_kind:", text)
+    f = Path(dest) / "hosts.yml"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(text)
+    return f
 
 
 @dataclass
@@ -70,7 +77,7 @@ class OwnLab:
     def make(cls, base: Path) -> "OwnLab":
         root = Path(base) / "state"
         inv = copy_inventory(Path(base) / "lab", root)
-        remote = copy_inventory(Path(base) / "lab-remote", root, real=True)
+        remote = remote_copy(Path(base) / "lab-remote", inv)
         return cls(Path(base), root, inv, remote, Lab(inv, root=root, echo=print))
 
     def target(self):

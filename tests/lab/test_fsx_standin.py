@@ -1,7 +1,7 @@
 """The AWS FSx stand-in on its own lab host, driven by the real aws CLI on the client host
-through the Target (with the Target's AWS environment), as the FSx chapter drives it: signed
-requests only, AWS's validation, a lifecycle to wait for, no password echo, and the
-FsxAdminPassword becoming fsxadmin's login on the ONTAP stand-in."""
+through the Target (the client's own AWS configuration, as on an admin host), as the FSx
+chapter drives it: signed requests only, AWS's validation, a lifecycle to wait for, no
+password echo, and the FsxAdminPassword becoming fsxadmin's login on the ONTAP stand-in."""
 from __future__ import annotations
 
 import ipaddress
@@ -10,6 +10,7 @@ import json
 import pytest
 
 from tr4947 import runbook, secrets
+from tr4947.lab import fsx as fsx_standin
 from tr4947.procedures import fsx
 
 from .conftest import own_lab
@@ -27,8 +28,7 @@ def lab(tmp_path_factory):
 
 
 def aws(t, args: str, env: dict | None = None, **kw):
-    return t.run(f"aws fsx --region us-east-1 {args}", CLIENT, timeout=120,
-                 env=t.aws_env() if env is None else env, **kw)
+    return t.run(f"aws fsx --region us-east-1 {args}", CLIENT, timeout=120, env=env, **kw)
 
 
 def create(t, deployment="MULTI_AZ_1", iops=40000, password="Lab-Fsx-Secret-913"):
@@ -82,29 +82,30 @@ def test_the_fsx_chapter_runs_against_the_stand_in(lab, tmp_path):
 
 def test_only_signed_requests_with_the_labs_key_are_served(lab):
     t = lab.target()
-    env = t.aws_env()
-    assert env["AWS_ENDPOINT_URL"] == "http://198.19.20.1:80" and env["AWS_ACCESS_KEY_ID"]
+    key = json.loads((lab.root / fsx_standin.CREDENTIALS).read_text())
+    # The client's AWS CLI is configured for the lab's AWS (endpoint, the stand-in's key).
+    conf = t.run("aws configure list; aws configure get endpoint_url", CLIENT, check=True).stdout
+    assert "http://198.19.20.1:80" in conf and key["AWS_ACCESS_KEY_ID"][-4:] in conf
     ok = aws(t, "describe-file-systems", check=True)
-    assert "FileSystems" in json.loads(ok.stdout)
     before = len(json.loads(ok.stdout)["FileSystems"])
-    keyless = {k: v for k, v in env.items()
-               if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
     for call in ("describe-file-systems",
                  f"create-file-system --storage-capacity 1024 --subnet-ids {S1} "
                  "--file-system-type ONTAP --ontap-configuration "
                  "DeploymentType=SINGLE_AZ_1,ThroughputCapacity=128"):
         unsigned = t.run(f"aws fsx --region us-east-1 --no-sign-request {call}", CLIENT,
-                         env=keyless, timeout=120)
+                         timeout=120)
         # Refused (the stand-in answers an unsigned request with an error, not a result).
         assert unsigned.exit_code != 0 and "An error occurred" in unsigned.stderr
         assert unsigned.stdout == ""
     after = json.loads(aws(t, "describe-file-systems", check=True).stdout)["FileSystems"]
     assert len(after) == before                         # nothing was created unsigned
     forged = aws(t, "describe-file-systems",
-                 env={**env, "AWS_SECRET_ACCESS_KEY": "A" * 40})
+                 env={"AWS_ACCESS_KEY_ID": key["AWS_ACCESS_KEY_ID"],
+                      "AWS_SECRET_ACCESS_KEY": "A" * 40})
     assert forged.exit_code != 0 and "SignatureDoesNotMatch" in forged.stderr, forged.stderr
     stranger = aws(t, "describe-file-systems",
-                   env={**env, "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE"})
+                   env={"AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+                        "AWS_SECRET_ACCESS_KEY": key["AWS_SECRET_ACCESS_KEY"]})
     assert stranger.exit_code != 0 and "InvalidClientTokenId" in stranger.stderr, stranger.stderr
 
 

@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 import tr4947
+from tr4947 import inventory
 from tr4947.lab import hosts as H
 from tr4947.lab.lab import Lab, LabError
 from tr4947.lab.network import NETNS_DIR
@@ -22,7 +23,8 @@ from .conftest import own_lab, wait_for
 
 pytestmark = pytest.mark.lab
 
-INFRA = ["cluster1", "aws", "client-1"]
+# The storage side and the clients: what `up([])` builds (from the inventory).
+INFRA = ["cluster1", "aws"] + [h.name for h in inventory.load("lab").select("clients")]
 
 
 def lab_processes(lab: Lab) -> list[psutil.Process]:
@@ -72,7 +74,7 @@ def test_up_is_idempotent_status_tells_and_down_leaves_nothing(tmp_path):
         pids = [p.pid for p in lab_processes(lab)]
         assert len(pids) >= 6                      # each host: unshare, tini and its servers
         out = lab.down()
-        assert out["stopped"] == 3
+        assert out["stopped"] == len(INFRA)
         assert set(out["removed"]) == {lab.net.switch, lab.net.control_link,
                                        *(lab.net.netns(h) for h in INFRA)}
         assert_gone(lab, pids)

@@ -1,14 +1,14 @@
 """The ONTAP stand-in's clustershell over SSH, reached through the Target as any ONTAP is: one
 interactive session per step (privilege persists from line to line, confirmations answered),
 errors as ONTAP prints them, the read-only check refusing a modifying command before it is
-sent, and a real-kind target's default-deny and password handling. The stand-in logs every
-login and line it receives (the storage host's console), which is how these tests know what
-reached it."""
+sent, and a real-kind target's default-deny and password handling. The stand-in records
+every command it was asked to run (its command log, as ONTAP's audit log would) and its SSH
+server logs every login: that is how these tests know what reached it."""
 from __future__ import annotations
 
 import pytest
 
-from tr4947.lab.ontap import bootstrap, state
+from tr4947.lab.ontap import audit, state
 
 from .conftest import own_lab
 
@@ -27,6 +27,11 @@ def lab(tmp_path_factory):
 def received(tl) -> str:
     """What the stand-in's SSH server logged (logins and every line it ran)."""
     return (tl.root / "hosts" / ONTAP / "console.log").read_text()
+
+
+def commands(tl) -> list[dict]:
+    """The stand-in's command log: every command it was asked to run, by whom, from where."""
+    return audit.read(tl.root)
 
 
 def test_clustershell_over_ssh_as_an_operator_types_it(lab):
@@ -51,8 +56,12 @@ def test_clustershell_over_ssh_as_an_operator_types_it(lab):
     assert show.stdout.strip().splitlines()[-1].split() == [
         "svm_kafka", "kafka_fg_vol01", "true", "/kafka_fg_vol01", "3.42TB"]
     assert state.load(lab.root).volumes["svm_kafka:kafka_fg_vol01"].is_preserve_unlink_enabled
-    log = received(lab)
-    assert "admin: volume show\n" in log and "admin interactive session" in log
+    log = commands(lab)
+    assert {"channel": "ssh", "user": "admin", "from": "198.19.0.1", "command": "volume show",
+            "reads_only": True, "ok": True}.items() <= log[0].items()
+    # the refused create (no such parameter at admin) and FV-1's, which changed the cluster
+    assert [e["ok"] for e in log if e["command"].startswith("volume create")] == [False, True]
+    assert [e["command"].split(" -")[0] for e in log if not e["reads_only"]] == ["volume create"]
 
 
 def test_a_modifying_command_declared_read_only_never_reaches_the_cluster(lab):
@@ -63,15 +72,17 @@ def test_a_modifying_command_declared_read_only_never_reaches_the_cluster(lab):
                  "volume show -volume keep; volume offline -vserver svm_kafka -volume keep"):
         with pytest.raises(ValueError, match="declared read-only, but .* changes cluster1"):
             t.run(line, ONTAP, read_only=True)
+    assert not [e for e in commands(lab) if "offline" in e["command"]]
     assert "volume offline" not in received(lab)
     assert state.load(lab.root).volumes["svm_kafka:keep"].state == "online"
 
 
 def test_a_real_target_plans_changes_and_logs_in_only_with_the_password(lab, monkeypatch):
-    passwords = bootstrap.load_passwords(lab.root)
+    passwords = lab.lab.credentials()["ontap_passwords"]
+    assert passwords.get("admin")
     monkeypatch.delenv("ONTAP_PASSWORD", raising=False)
     t = lab.real_target(confirm=False)
-    before = received(lab)
+    before, ran_before = received(lab), len(commands(lab))
     r = t.run("volume delete -vserver svm_kafka -volume kafka_fg_vol01", ONTAP)
     assert r.planned and r.stdout.startswith("DRY RUN: would run on cluster1 (198.19.10.1):")
     # A read needs the password: without it, nothing is attempted.
@@ -86,7 +97,7 @@ def test_a_real_target_plans_changes_and_logs_in_only_with_the_password(lab, mon
     assert r.stdout.splitlines()[1] == "NetApp Release 9.12.1 (lab stand-in)"
     new = received(lab)[len(before):]
     assert "login admin from 198.19.0.1" in new and ": denied" in new and ": accepted" in new
-    assert "volume delete" not in new
+    assert [e["command"] for e in commands(lab)[ran_before:]] == ["version"]
     for secret in [*passwords.values(), "not-the-password"]:
         assert secret not in received(lab)
     assert "svm_kafka:kafka_fg_vol01" in state.load(lab.root).volumes      # the plan only planned
