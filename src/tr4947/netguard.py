@@ -8,28 +8,36 @@ an address would follow the default route off this machine; every transport call
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from pathlib import Path
 
 LAB_RANGE = ipaddress.ip_network("198.18.0.0/15")
 CONTROL_PREFIX = "t4c-"          # the lab's control port (tr4947.lab.network)
+ROUTE_TABLE = Path("/proc/net/route")
 
 
 class LabNetworkDown(ConnectionRefusedError):
     pass
 
 
-def route_owner(address: ipaddress.IPv4Address, default: bool = True) -> str | None:
+def route_owner(address: ipaddress.IPv4Address, default: bool = True,
+                routes: str | os.PathLike | None = None) -> str | None:
     """The interface this machine's routing table sends ``address`` to (longest prefix of
     /proc/net/route; destination and mask are little-endian hex), or None. ``default``:
-    whether the default route counts."""
-    try:
-        lines = Path("/proc/net/route").read_text().splitlines()[1:]
-    except OSError:
-        return None
+    whether the default route counts. ``routes``: the table as text, or a file holding it
+    (default: ROUTE_TABLE)."""
+    if routes is None or isinstance(routes, os.PathLike):
+        try:
+            routes = Path(routes or ROUTE_TABLE).read_text()
+        except OSError:
+            return None
+    lines = routes.splitlines()[1:]
     best, owner = -1, None
     for line in lines:
         f = line.split()
+        if len(f) < 8:
+            continue
         dest = int.from_bytes(bytes.fromhex(f[1]), "little")
         mask = int.from_bytes(bytes.fromhex(f[7]), "little")
         if not default and mask == 0:

@@ -1,49 +1,157 @@
-"""Lab tests build their own lab: a temporary LAB_STATE and an inventory whose loopback
-addresses and ports are moved away from the default lab's, so a developer's running lab
-(127.0.1.x, 127.0.2.x, 127.0.10.1:2222) and these tests never collide."""
+"""Lab tests build labs of their own and never touch a developer's lab.
+
+A test lab is the lab inventory copied with every 198.18.x.y address moved to 198.19.x.y (the
+other half of RFC 2544's benchmarking range; the default lab is 198.18.0.0/16) and every path
+of the default state dir (/tmp/tr4947-lab: SSH key, known_hosts, the REST CA bundle) moved to
+a state dir under pytest's tmp dir. Its id is a hash of that dir, so its namespaces and
+control port have names of their own.
+
+A module brings its lab up once (the storage side and the clients take some seconds; clusters
+only where a module needs them), and its teardown always takes it down and then asserts that
+nothing of it is left (Lab.leftovers(): namespaces, the control port, processes, the state
+dir). Test labs share 198.19.0.0/16, so only one runs at a time: modules run one after the
+other and each takes its lab down before the next starts.
+
+``paths.LAB_STATE`` is read when tr4947 is imported: Lab gets ``root=`` explicitly, and
+LabTarget (which builds its own Lab from the inventory) sees the test dir because
+``paths.LAB_STATE`` is patched while the lab is up (and TR4947_LAB_STATE set for processes).
+"""
 from __future__ import annotations
 
-import os
+import contextlib
 import re
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import pytest
 
-from tr4947 import paths
+from tr4947 import paths, targets
+from tr4947.lab import remote_inventory
+from tr4947.lab.lab import Lab, LabError, preflight
+
+T = TypeVar("T")
 
 LAB_INVENTORY = paths.INVENTORY / "lab" / "hosts.yml"
+DEFAULT_STATE = "/tmp/tr4947-lab"
+COMMAND_LOG = "/var/log/tr4947/commands.log"
+DECODE_LOG = rf"""[ -f {COMMAND_LOG} ] || exit 0
+while IFS=$'\t' read -r _time _client quoted; do
+  eval "printf '%s\0' $quoted"
+done < {COMMAND_LOG}"""
 
 
-def remapped_inventory(dest: Path, offset: int) -> Path:
-    """Copy of the lab inventory with 127.0.N.x -> 127.0.(N+offset).x and SSH port moved."""
+def copy_inventory(dest: Path, state: Path) -> Path:
+    """The lab inventory on 198.19.0.0/16 with its state in ``state``."""
     text = LAB_INVENTORY.read_text()
-    text = re.sub(r"\b127\.0\.(\d+)\.(\d+)\b",
-                  lambda m: f"127.0.{int(m.group(1)) + offset}.{m.group(2)}", text)
-    text = text.replace("ansible_port: 2222", f"ansible_port: {2222 + offset}")
-    dest.mkdir(parents=True, exist_ok=True)
-    f = dest / "hosts.yml"
+    text = re.sub(r"\b198\.18\.", "198.19.", text).replace(DEFAULT_STATE, str(state))
+    assert "198.18." not in text and DEFAULT_STATE not in text
+    f = Path(dest) / "hosts.yml"
+    f.parent.mkdir(parents=True, exist_ok=True)
     f.write_text(text)
     return f
 
 
-@pytest.fixture
-def lab_env(tmp_path_factory, monkeypatch):
-    """(inventory path, state root) for one test; TR4947_LAB_STATE points at the root so
-    wrappers and child processes agree."""
-    base = tmp_path_factory.mktemp("lab")
-    root = base / "state"
-    monkeypatch.setenv("TR4947_LAB_STATE", str(root))
-    return base, root
+def remote_copy(dest: Path, lab_inventory: Path) -> Path:
+    """The same hosts described as a remote site (the lab-remote idea: the lab's inventory
+    without its lab-only settings, target_kind: lab among them), so default-deny applies."""
+    text = remote_inventory.render(lab_inventory)
+    assert not re.search(r"(?m)^\s*target_kind:", text)
+    f = Path(dest) / "hosts.yml"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(text)
+    return f
 
 
-def require_lab():
-    from tr4947.lab.lab import LabError, preflight
+@dataclass
+class OwnLab:
+    base: Path
+    root: Path
+    inventory: Path                        # target_kind: lab
+    remote: Path                           # the same hosts as a real target
+    lab: Lab
+    _targets: list = field(default_factory=list)
+
+    @classmethod
+    def make(cls, base: Path) -> "OwnLab":
+        root = Path(base) / "state"
+        inv = copy_inventory(Path(base) / "lab", root)
+        remote = remote_copy(Path(base) / "lab-remote", inv)
+        return cls(Path(base), root, inv, remote, Lab(inv, root=root, echo=print))
+
+    def target(self):
+        """The lab as a LabTarget (confirm is always on)."""
+        t = targets.open(str(self.inventory), echo=False)
+        assert t.kind == "lab" and t.lab.root == self.root.resolve(), t.lab.root
+        self._targets.append(t)
+        return t
+
+    def real_target(self, confirm: bool = False):
+        """The same hosts opened as a real site: default-deny, credentials as a reader's."""
+        t = targets.open(str(self.remote), confirm=confirm, echo=False)
+        assert t.kind == "real" and t.confirm is confirm
+        self._targets.append(t)
+        return t
+
+    def exec(self, host: str, command: str, **kw):
+        """The lab's back door (nsenter): looks at a host without logging a command there."""
+        return self.lab.exec(host, command, **kw)
+
+    def commands(self, host: str) -> list[str]:
+        """Every command a client sent the host over SSH, as its ForceCommand logged it (one
+        line each, bash's printf %q quoting; bash decodes it)."""
+        out = self.exec(host, DECODE_LOG).stdout
+        return out.split("\0")[:-1]
+
+    def close_targets(self) -> None:
+        for t in self._targets:
+            t.close()
+        self._targets.clear()
+
+
+def require_lab() -> None:
+    """Skip (saying why) only when this machine cannot build a lab at all."""
     try:
         preflight()
     except LabError as exc:
-        pytest.skip(str(exc))
+        pytest.skip(f"this machine cannot run the lab: {exc}")
+
+
+@contextlib.contextmanager
+def own_lab(base: Path, clusters=(), kafka_state: str = "installed", up: bool = True):
+    """An OwnLab (brought up with ``clusters`` unless ``up`` is false), always taken down;
+    then nothing of it may be left."""
+    require_lab()
+    tl = OwnLab.make(base)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TR4947_LAB_STATE", str(tl.root))
+    mp.setattr(paths, "LAB_STATE", tl.root)
     try:
-        from tr4947.lab import storage  # noqa: F401
-        import tr4947.lab.ontap.sshd  # noqa: F401
-    except ImportError as exc:
-        pytest.fail(f"lab component missing: {exc}")
+        if up:
+            tl.lab.up(list(clusters), kafka_state=kafka_state)
+        yield tl
+    finally:
+        try:
+            tl.close_targets()
+            tl.lab.down()
+        finally:
+            mp.undo()
+        left = tl.lab.leftovers()
+        assert not left, f"the test lab left: {left}"
+
+
+
+def wait_for(check: Callable[[], T], timeout: float, what: str,
+             seen: Callable[[], object] | None = None, interval: float = 0.5) -> T:
+    """``check()`` until it returns something truthy; after ``timeout`` an AssertionError
+    that says what was waited for and what was seen last."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout:.0f}s waiting for {what}"
+                                 + (f"; last seen: {seen()}" if seen else ""))
+        time.sleep(interval)

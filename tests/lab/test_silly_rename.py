@@ -1,126 +1,149 @@
-"""FV-1..FV-8 on the lab: the silly-rename failure and ONTAP's fix, asserted.
+"""FV-1..FV-8 on test labs: the silly-rename failure and ONTAP's fix, asserted.
 
-Two 4-broker clusters: fv_c1 on an NFSv4.1 mount of a volume with preserve-unlink, fv_c2 on
-an NFSv3 mount of a generic volume. Same topic, same load (acks=all), same reassignment, run
-with the chapter's own snippets. While the partitions move, a reader on broker 1's host keeps
-the topic's segment files open (snippets/functional-validation/FV-6-hold-segments-open.sh):
-Kafka 4.1.1 closes its own handles before deleting, so an open file is what makes an NFS client
-silly-rename (see the chapter).
+One cluster at a time (2 cores): fv_c2, its brokers' log dirs on an NFSv3 mount of a volume
+without preserve-unlink, then fv_c1, on an NFSv4.1 mount of a volume with it. Each gets the
+chapter's steps over SSH, as procedures/functional_validation.py runs them: the volume made
+with the clustershell snippet, each broker's mount with the FV-2 snippet, Kafka started, the
+topic, a load acknowledged with acks=all, then a reassignment that moves a replica off broker
+1 while a reader on broker 1's host holds the topic's segment files open
+(FV-6-hold-segments-open.sh: Kafka closes its own handles before deleting, so an open file
+is what makes an NFS client silly-rename).
 
 Expected, as in the TR: on fv_c2, broker 1 cannot delete the moved partition's "-delete"
 directory (DirectoryNotEmptyException), takes its log dir offline and shuts down, leaving the
-hidden files behind; fv_c1 keeps all four brokers, deletes the directory and still holds every
-acknowledged record. Either half failing fails the test.
+hidden files behind; on fv_c1 broker 1 deletes the directory, every broker keeps serving and
+every acknowledged record is still there. Either half failing fails the test.
 """
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
 
 from tr4947 import kafka_tools as kt
-from tr4947.lab import kafka
-from tr4947.lab.lab import Lab
-from tr4947.targets.lab import LabTarget
+from tr4947.procedures import functional_validation as fv
 
-from .conftest import remapped_inventory, require_lab
+from .conftest import own_lab, wait_for
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 
-TOPIC = "__a_demo_topic"
-SNIP = "functional-validation/"
-RECORDS = int(os.environ.get("TR4947_FV_RECORDS", "50000"))   # TR: 3,000,000
+SNIP = fv.SNIP
+TOPIC = fv.TOPIC
+RECORDS = 20_000                  # the TR's 3,000,000 at 1 KiB; enough for one segment each
+CLIENT = "client-1"
 
 
-@pytest.fixture
-def fv_lab(lab_env):
-    require_lab()
-    base, root = lab_env
-    lab = Lab(remapped_inventory(base / "inventory", offset=200), root=root)
-    try:
-        lab.up(["fv_c1", "fv_c2"])
-        yield lab, LabTarget(lab.inv, root=root)
-    finally:
-        lab.down()
+def bring_up(t, c: str):
+    """FV-1/FV-2 for one cluster: its volume (clustershell), each broker's mount (FV-2
+    snippet, the inventory's export), then Kafka on the controller and the brokers."""
+    volume = {"fv_c1": "FV-1-volume-create.ontap",
+              "fv_c2": "FV-2-lab-generic-nfsv3-volume.ontap"}[c]
+    t.run_snippet(SNIP + volume, "cluster1", check=True)
+    mount = {"fv_c1": "FV-2-mount-cluster1.sh", "fv_c2": "FV-2-mount-cluster2.sh"}[c]
+    for h in t.kafka_hosts(c):
+        export = f"{h.get('nfs_lif')}:/{h.get('nfs_volume')}"
+        r = t.run_snippet(SNIP + mount, h.name, env={"NFS_EXPORT": export}, check=True)
+        assert r.stdout.startswith(f"{export} on /demo type "), r.output
+    t.start_kafka([h.name for h in t.kafka_hosts(c, role="controller") + t.kafka_hosts(c)])
 
 
-def brokers(lab, cluster):
-    return [n for n in lab.nodes(cluster) if not n.is_controller and not n.standby]
-
-
-def test_silly_rename_nfsv3_broker_dies_preserve_unlink_survives(fv_lab):
-    lab, t = fv_lab
-    bs = {c: kafka.bootstrap_servers(brokers(lab, c)) for c in ("fv_c1", "fv_c2")}
-    b1 = {c: brokers(lab, c)[0] for c in bs}
-    env = {"CLUSTER1": bs["fv_c1"], "CLUSTER2": bs["fv_c2"], "NUM_RECORDS": str(RECORDS)}
-
-    # FV-3, FV-4: the topic and the load, on both clusters.
-    t.run_snippet(SNIP + "FV-3-topic-create.sh", "client-1", env=env, check=True)
-    perf = t.run_snippet(SNIP + "FV-4-producer-perf.sh", "client-1", env=env, check=True,
-                         timeout=900).stdout
-    acked = dict(zip(bs, kt.records_sent(perf)))
-    assert acked == {"fv_c1": RECORDS, "fv_c2": RECORDS}, perf
-
+def load_and_reassign(t, L: fv.Layout, c: str) -> dict:
+    """FV-3, FV-4, the reader, FV-6: returns what moved and how many records were acked."""
+    bootstrap = L.bootstrap(c)
+    t.run(f"bin/kafka-topics.sh --bootstrap-server {bootstrap} --create --topic {TOPIC} "
+          "--partitions 4 --replication-factor 2", CLIENT, check=True)
+    perf = t.run(f"bin/kafka-producer-perf-test.sh --topic {TOPIC} --throughput -1 "
+                 f"--num-records {RECORDS} --record-size 1024 "
+                 f"--producer-props acks=all bootstrap.servers={bootstrap}", CLIENT,
+                 check=True, timeout=900)
+    acked = kt.records_sent(perf.stdout)
+    assert acked == [RECORDS], perf.output[-2000:]
     # The condition: broker 1's segment files are open on its host.
-    for c in bs:
-        r = t.run_snippet(SNIP + "FV-6-hold-segments-open.sh", b1[c].name, check=True)
-        assert "holds open" in r.stdout, r.output
-
-    # FV-6: a plan that moves a replica off broker 1, executed on each cluster.
-    t.run_snippet(SNIP + "FV-6-topics-to-move.json", "client-1", dest="/tmp/topics.json",
+    r = t.run_snippet(SNIP + "FV-6-hold-segments-open.sh", L.b1[c].name, check=True,
+                      env={"DATA_DIR": L.data_dir(c)})
+    assert "holds open:" in r.stdout and f"{TOPIC}-" in r.stdout, r.output
+    # A plan that moves a replica off broker 1, executed.
+    t.run_snippet(SNIP + "FV-6-topics-to-move.json", CLIENT, dest="/tmp/topics.json",
                   check=True)
-    for c in bs:
-        e = {**env, "BOOTSTRAP": bs[c]}
-        before = kt.replicas(t.run(f"kafka-topics --bootstrap-server={bs[c]} --describe "
-                                   f"--topic {TOPIC}", "client-1", check=True).stdout)
-        for _ in range(10):
-            t.run_snippet(SNIP + "FV-6-reassign-generate.sh", "client-1", env=e, check=True)
-            plan = json.loads(t.run("cat /tmp/reassignment-file.json", "client-1").stdout)
-            if 1 in kt.brokers_giving_up_replicas(before, kt.assignment(plan)):
-                break
-        else:
-            pytest.fail(f"{c}: --generate never moved a replica off broker 1")
-        t.run_snippet(SNIP + "FV-6-reassign-execute.sh", "client-1", env=e, check=True)
-        if c == "fv_c1":
-            kt.until(lambda: kt.reassignment_done(t.run_snippet(
-                SNIP + "FV-6-reassign-verify.sh", "client-1", env=e, check=True).stdout),
-                300, 3, "fv_c1's reassignment")
+    # (FV-3's describe snippet reads both clusters; one runs here.)
+    before = kt.replicas(t.run(f"bin/kafka-topics.sh --bootstrap-server {bootstrap} "
+                               f"--describe --topic {TOPIC}", CLIENT, check=True).stdout)
+    e = {"BOOTSTRAP": bootstrap}
+    for _ in range(10):
+        t.run_snippet(SNIP + "FV-6-reassign-generate.sh", CLIENT, env=e, check=True)
+        plan = json.loads(t.read_file(CLIENT, "/tmp/reassignment-file.json").stdout)
+        after = kt.assignment(plan)
+        if 1 in kt.brokers_giving_up_replicas(before, after):
+            break
+    else:
+        pytest.fail(f"{c}: --generate never moved a replica off broker 1")
+    t.run_snippet(SNIP + "FV-6-reassign-execute.sh", CLIENT, env=e, check=True)
+    return {"before": before, "after": after, "acked": RECORDS}
 
-    # FV-7: fv_c2's broker 1 dies on the silly-renamed files.
-    victim = b1["fv_c2"]
-    procs = lab.procs()
-    kt.until(lambda: not procs[victim.name].alive() and
-             not kafka.port_open(victim.address, victim.port), 240, 2,
-             "fv_c2's broker 1 to fail on the silly-renamed files")
-    log = kafka.read_log(victim)
-    assert "DirectoryNotEmptyException" in log, kafka.tail(victim, 60)
-    assert re.search(r"Shutdown broker because all log dirs in .* have failed", log), \
-        kafka.tail(victim, 60)
-    ok, transcript = kafka.health_check(victim.address, victim.port)
-    assert not ok and "Connection refused" in transcript
-    # FV-8: what is left in the "-delete" directory the broker failed to remove are the
-    # hidden, silly-renamed files. (Other "-delete" directories may still hold ordinary
-    # segments: the broker shut down before it got to them.)
-    failed = set(re.findall(rf"DirectoryNotEmptyException: \S*/({TOPIC}-\d+\.\w+-delete)", log))
-    assert failed, kafka.tail(victim, 60)
-    leftovers = [p for d in victim.log_dirs() for name in failed for p in (d / name).iterdir()]
-    assert leftovers and all(p.name.startswith((".fuse_hidden", ".nfs")) for p in leftovers), \
-        leftovers
 
-    # fv_c1 (preserve-unlink): the same open files did not matter.
-    def reaped():
-        return not [p for n in brokers(lab, "fv_c1") for d in n.log_dirs()
-                    for p in d.glob(f"{TOPIC}-*-delete")]
-    kt.until(reaped, 120, 2, "fv_c1's -delete directories to be removed")
-    for n in brokers(lab, "fv_c1"):
-        assert procs[n.name].alive() and kafka.port_open(n.address, n.port), kafka.tail(n, 60)
-        assert "DirectoryNotEmptyException" not in kafka.read_log(n)
-    offsets = t.run(f"kafka-get-offsets --bootstrap-server {bs['fv_c1']} --topic {TOPIC}",
-                    "client-1", check=True).stdout
-    assert sum(int(line.rsplit(":", 1)[1]) for line in offsets.split()) >= acked["fv_c1"]
-    r = t.run(f"kafka-console-consumer --bootstrap-server {bs['fv_c1']} --topic {TOPIC} "
-              "--from-beginning --timeout-ms 30000 > /dev/null", "client-1", timeout=600)
-    consumed = int(re.search(r"Processed a total of (\d+) messages", r.stderr).group(1))
-    assert consumed >= acked["fv_c1"], (consumed, acked, r.stderr)
+def test_nfsv3_without_preserve_unlink_broker_1_dies_on_the_silly_renamed_files(tmp_path):
+    c = "fv_c2"
+    with own_lab(tmp_path, [c], kafka_state="installed") as tl:
+        t = tl.target()
+        bring_up(t, c)
+        L = fv.layout(t, RECORDS)
+        b1 = L.b1[c]
+        move = load_and_reassign(t, L, c)
+        outcome = fv.wait_settled(t, L, c, move, timeout=300)
+        assert outcome == "dead", outcome
+        # FV-7/FV-8: what broker 1 logged, and its JVM is gone.
+        log = t.run_snippet(SNIP + "FV-8-broker-log.sh", b1.name, read_only=True).stdout
+        assert "DirectoryNotEmptyException" in log, log
+        assert re.search(r"Shutdown broker because all log dirs in .* have failed", log), log
+        wait_for(lambda: not t.kafka_pids(b1.name), 60, "broker 1's JVM to exit")
+        health = t.run_snippet(SNIP + "FV-5-health-check.sh", CLIENT, read_only=True,
+                               env={"BROKERS": b1.kafka_address}, check=True).stdout
+        assert health.strip() == f"{b1.kafka_address}:9092 unable to connect"
+        # What is left in the "-delete" directory it failed to remove: the hidden,
+        # silly-renamed files (other "-delete" dirs may still hold plain segments: the
+        # broker shut down before it got to them).
+        failed = set(re.findall(rf"({TOPIC}-\d+\.\w+-delete)", log))
+        assert failed, log
+        for name in failed:
+            left = t.run(["ls", "-A", f"{L.data_dir(c)}/{name}"], b1.name, read_only=True,
+                         check=True).stdout.split()
+            assert left and all(f.startswith(".fuse_hidden") for f in left), (name, left)
+        # The other brokers are still up.
+        for h in L.brokers[c][1:]:
+            assert t.kafka_pids(h.name), h.name
+
+
+def test_nfsv41_with_preserve_unlink_the_same_move_just_works(tmp_path):
+    c = "fv_c1"
+    with own_lab(tmp_path, [c], kafka_state="installed") as tl:
+        t = tl.target()
+        bring_up(t, c)
+        L = fv.layout(t, RECORDS)
+        b1 = L.b1[c]
+        move = load_and_reassign(t, L, c)
+        e = {"BOOTSTRAP": L.bootstrap(c)}
+        last = {}
+
+        def verified():
+            last["r"] = t.run_snippet(SNIP + "FV-6-reassign-verify.sh", CLIENT, env=e,
+                                      read_only=True, check=True)
+            return kt.reassignment_done(last["r"].stdout)
+        wait_for(verified, 300, "the reassignment to complete",
+                 seen=lambda: last["r"].stdout[-300:], interval=3)
+        # Broker 1 deleted the moved partitions, "-delete" dirs included, although the
+        # reader held their files open (it may end by itself once all its files are gone).
+        assert fv.wait_settled(t, L, c, move, timeout=300) == "settled"
+        assert fv.leftovers(t, L, c) == []
+        log = t.run_snippet(SNIP + "FV-8-broker-log.sh", b1.name, read_only=True).stdout
+        assert "DirectoryNotEmptyException" not in log and "have failed" not in log, log
+        for h in L.brokers[c]:
+            assert t.kafka_pids(h.name), h.name
+        assert fv.alive(t, L, c)
+        # Every acknowledged record is still there, and readable.
+        assert fv.records_in_topic(t, L, c) >= move["acked"]
+        r = t.run(f"bin/kafka-console-consumer.sh --bootstrap-server {L.bootstrap(c)} "
+                  f"--topic {TOPIC} --from-beginning --timeout-ms 30000 > /dev/null", CLIENT,
+                  timeout=600)
+        consumed = int(re.search(r"Processed a total of (\d+) messages", r.stderr).group(1))
+        assert consumed >= move["acked"], r.stderr

@@ -1,16 +1,19 @@
-"""mount(8) syntax and the NFS version x preserve-unlink -> semantics table."""
+"""The lab's NFS client and server deciding a mount: mount(8) syntax and NFS options (the
+host's shims, tr4947.lab.nfsclient), and what the storage stand-in answers
+(tr4947.lab.storage): which volume a LIF and path name, the NFS version a Linux client ends
+up with, and the TR's version x preserve-unlink -> semantics table."""
 from __future__ import annotations
 
 import pytest
 
 from tr4947.lab import storage
-from tr4947.lab.ontap import state
-from tr4947.lab.storage import MountError, parse_mount_argv, parse_nfs_options
+from tr4947.lab.nfsclient import MountError, parse_mount_argv, parse_nfs_options
+from tr4947.lab.ontap import bootstrap, session, state
 
 
 def test_tr_mount_command():
-    r = parse_mount_argv("mount -t nfs -o vers=4.1,nconnect=16 127.0.10.11:/kafka_vol /mnt/kafka".split())
-    assert (r.fstype, r.source, r.mountpoint) == ("nfs", "127.0.10.11:/kafka_vol", "/mnt/kafka")
+    r = parse_mount_argv("mount -t nfs -o vers=4.1,nconnect=16 198.18.10.11:/kafka_vol /mnt/kafka".split())
+    assert (r.fstype, r.source, r.mountpoint) == ("nfs", "198.18.10.11:/kafka_vol", "/mnt/kafka")
     o = parse_nfs_options(r.options)
     assert (o.vers, o.nconnect) == ("4.1", 16)
 
@@ -84,14 +87,112 @@ def test_negotiation_like_linux_client():
     assert storage.negotiate(vs, None) == "4.2"
     assert storage.negotiate(vs, "4.1") == "4.1"
     assert storage.negotiate(vs, "3") == "3"
-    with pytest.raises(MountError, match="Protocol not supported"):
+    with pytest.raises(storage.MountError, match="Protocol not supported"):
         storage.negotiate(vs, "4.0")
     v3only = state.Vserver("svm", nfs_v3=True, nfs_v40=False, nfs_v41=False)
     assert storage.negotiate(v3only, None) == "3"
-    with pytest.raises(MountError, match="Protocol not supported"):
+    with pytest.raises(storage.MountError, match="Protocol not supported"):
         storage.negotiate(v3only, "4.1")
-    with pytest.raises(MountError, match="Protocol not supported"):
+    with pytest.raises(storage.MountError, match="Protocol not supported"):
         storage.negotiate(v3only, "4")
+    assert storage.negotiate(state.Vserver("svm", nfs_v40=True), "4") == "4.0"
     nov3 = state.Vserver("svm", nfs_v3=False, nfs_v41=True)
-    with pytest.raises(MountError, match="requested NFS version"):
+    with pytest.raises(storage.MountError, match="requested NFS version"):
         storage.negotiate(nov3, "3")
+    with pytest.raises(storage.MountError, match="Protocol not supported"):
+        storage.negotiate(vs, "2")
+    with pytest.raises(storage.MountError, match="Connection refused"):
+        storage.negotiate(state.Vserver("svm", nfs_access=False), None)
+
+
+# --- the server's side: a temporary ONTAP stand-in state --------------------------------------
+LIF1, LIF2 = "198.18.10.11", "198.18.10.12"
+
+
+@pytest.fixture
+def ontap(tmp_path):
+    root = tmp_path / "state"
+    bootstrap.bootstrap(root, "cluster1", ["cluster1-01"], [{"name": "aggr1", "size": "2TB"}],
+                        ["svm_kafka", "svm_other"],
+                        [{"name": "lif1", "address": LIF1, "vserver": "svm_kafka"},
+                         {"name": "lif2", "address": LIF2, "vserver": "svm_other"}])
+    r = session.Session(root).run_sync(
+        "set -privilege advanced -confirmations off; "
+        "volume create -vserver svm_kafka -volume fixed -aggregate aggr1 -size 10GB "
+        "-junction-path /fixed -is-preserve-unlink-enabled true; "
+        "volume create -vserver svm_kafka -volume nested -aggregate aggr1 -size 10GB "
+        "-junction-path /fixed/nested; "
+        "volume create -vserver svm_kafka -volume generic -aggregate aggr1 -size 1TB "
+        "-junction-path /generic; "
+        "volume create -vserver svm_other -volume fixed -aggregate aggr1 -size 1GB "
+        "-junction-path /fixed")
+    assert not r.error, r.output
+    return root
+
+
+def test_resolve_picks_the_svm_by_lif_and_the_volume_by_longest_junction(ontap):
+    c = state.load(ontap)
+    vs, vol, sub = storage.resolve(c, LIF1, "/fixed", "x")
+    assert (vs.name, vol.key, sub) == ("svm_kafka", "svm_kafka:fixed", "")
+    assert storage.resolve(c, LIF1, "//fixed//broker_1/", "x")[1:] == (c.volumes["svm_kafka:fixed"],
+                                                                    "broker_1")
+    assert storage.resolve(c, LIF1, "/fixed/nested/a", "x")[1].key == "svm_kafka:nested"
+    # the same junction on another LIF is another SVM's volume
+    assert storage.resolve(c, LIF2, "/fixed", "x")[1].key == "svm_other:fixed"
+
+
+@pytest.mark.parametrize("lif,path,message", [
+    ("198.18.10.99", "/fixed", "mount.nfs: Connection refused"),       # no data LIF there
+    ("198.18.10.1", "/fixed", "mount.nfs: Connection refused"),
+    (LIF2, "/generic", "No such file or directory"),                   # not a junction of that SVM
+    (LIF1, "/nope", "No such file or directory"),
+    (LIF1, "/fixed/../generic", "access denied by server"),
+])
+def test_resolve_refuses_like_an_nfs_server(ontap, lif, path, message):
+    with pytest.raises(storage.MountError, match=message.replace(".", r"\.")):
+        storage.resolve(state.load(ontap), lif, path, f"{lif}:{path}")
+
+
+def test_an_offline_volume_is_refused(ontap):
+    r = session.Session(ontap).run_sync("volume offline -vserver svm_kafka -volume generic")
+    assert not r.error, r.output
+    with pytest.raises(storage.MountError, match="access denied by server while mounting x"):
+        storage.resolve(state.load(ontap), LIF1, "/generic", "x")
+
+
+def test_grant_decides_version_and_semantics_and_release_forgets_it(ontap):
+    m = storage.grant(ontap, LIF1, "198.18.1.1", "/fixed", vers=None, fstype="nfs",
+                      options="", nconnect=1, mountpoint="/demo")
+    assert (m.vers, m.semantics) == ("4.2", "posix-unlink")
+    v3 = storage.grant(ontap, LIF1, "198.18.1.2", "/fixed", vers="3", fstype="nfs",
+                       options="vers=3", nconnect=4, mountpoint="/demo")
+    assert (v3.vers, v3.semantics, v3.nconnect) == ("3", "silly-rename", 4)
+    g = storage.grant(ontap, LIF1, "198.18.1.1", "/generic", vers="4.1", fstype="nfs",
+                      options="vers=4.1", nconnect=1, mountpoint="/other")
+    assert g.semantics == "silly-rename"                       # no preserve-unlink
+    assert m.backing == str(state.backing_dir(state.load(ontap).volumes["svm_kafka:fixed"], ontap))
+    assert {e.id for e in storage.list_mounts(ontap)} == {m.id, v3.id, g.id}
+    # the same client and mount point again replaces its entry
+    again = storage.grant(ontap, LIF1, "198.18.1.1", "/fixed", vers="4.1", fstype="nfs",
+                          options="vers=4.1", nconnect=1, mountpoint="/demo")
+    assert {e.id for e in storage.list_mounts(ontap)} == {again.id, v3.id, g.id}
+    assert not storage.release(ontap, "198.18.1.9", again.id)       # only its client releases
+    assert storage.release(ontap, "198.18.1.1", again.id)
+    assert {e.id for e in storage.list_mounts(ontap)} == {v3.id, g.id}
+    with pytest.raises(storage.MountError, match="mounting 198.18.10.11:/fixed/sub failed, "
+                                                 "reason given by server: No such file"):
+        storage.grant(ontap, LIF1, "198.18.1.1", "/fixed/sub", vers=None, fstype="nfs",
+                      options="", nconnect=1, mountpoint="/x")
+
+
+def test_statfs_reports_size_less_snapshot_reserve_and_bytes_used(ontap):
+    m = storage.grant(ontap, LIF1, "198.18.1.1", "/fixed", vers=None, fstype="nfs",
+                      options="", nconnect=1, mountpoint="/demo")
+    (state.backing_dir(state.load(ontap).volumes["svm_kafka:fixed"], ontap) / "f").write_bytes(
+        b"x" * 3 * 1024 * 1024)
+    s = storage.statfs(ontap, m.id)
+    assert s["size"] == int(10 * 1024 ** 3 * 0.95)             # 5% snapshot reserve
+    assert 3 * 1024 * 1024 <= s["used"] < 4 * 1024 * 1024
+    assert s["avail"] == s["size"] - s["used"]
+    with pytest.raises(storage.MountError, match="Stale file handle"):
+        storage.statfs(ontap, "no-such-id")

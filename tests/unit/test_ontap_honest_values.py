@@ -22,9 +22,9 @@ def sh(tmp_path):
                         [{"name": "aggr1", "node": "cluster1-01", "size": "8TB"},
                          {"name": "aggr2", "node": "cluster1-02", "size": "8TB"}],
                         ["svm_kafka"],
-                        [{"name": "lif_kafka_1", "address": "127.0.10.11", "node": "cluster1-01",
+                        [{"name": "lif_kafka_1", "address": "198.18.10.11", "node": "cluster1-01",
                           "vserver": "svm_kafka"},
-                         {"name": "lif_kafka_2", "address": "127.0.10.12", "node": "cluster1-02",
+                         {"name": "lif_kafka_2", "address": "198.18.10.12", "node": "cluster1-02",
                           "vserver": "svm_kafka"}])
     s = session.Session(root)
     assert not s.run_sync("set -privilege advanced -confirmations off").error
@@ -76,7 +76,9 @@ def test_default_sizes_are_ontaps(sh):
         'vol size: Volume "svm_kafka:fg4" size set to 2.00t.'
 
 
-def _mounts(root: Path, entries: list[dict], monkeypatch) -> None:
+def _mounts(root: Path, entries: list[dict]) -> None:
+    """The NFS service's registry as its clients left it: every mount granted; those no
+    longer mounted (``live`` false) released again by their client's umount."""
     records = []
     for i, e in enumerate(entries):
         records.append({"source": f"{e['server']}:/{e['vol']}", "mountpoint": e["mp"],
@@ -84,10 +86,11 @@ def _mounts(root: Path, entries: list[dict], monkeypatch) -> None:
                         "fstype": "nfs", "vers": e["vers"], "nconnect": e["nconnect"],
                         "semantics": "posix", "volume": f"svm_kafka:{e['vol']}",
                         "backing": "/nonexistent", "client": e["client"],
-                        "time": f"2024-01-01T00:00:{i:02d}"})
+                        "time": f"2024-01-01T00:00:{i:02d}", "id": f"m{i}"})
     (root / "mounts.json").write_text(json.dumps(records))
-    live = {e["mp"] for e in entries if e.get("live", True)}
-    monkeypatch.setattr(storage, "_mounted_points", lambda: live)
+    for i, e in enumerate(entries):
+        if not e.get("live", True):
+            assert storage.release(root, e["client"], f"m{i}")
 
 
 def _rows(out: str) -> list[list[str]]:
@@ -95,23 +98,23 @@ def _rows(out: str) -> list[list[str]]:
     return [l.split() for l in out.splitlines() if re.fullmatch(r"\S+ +\d+ +\S+ *", l)]
 
 
-def test_connections_come_from_the_mount_registry(sh, monkeypatch):
-    b1, b2 = "127.0.4.1", "127.0.4.2"
+def test_connections_come_from_the_mount_registry(sh):
+    b1, b2 = "198.18.4.1", "198.18.4.2"
     entries = (
         # broker 1: three mounts per LIF, nconnect=16: one shared set of 16 per LIF
-        [{"client": b1, "server": "127.0.10.11", "vol": f"a{i}", "mp": f"/m/a{i}",
+        [{"client": b1, "server": "198.18.10.11", "vol": f"a{i}", "mp": f"/m/a{i}",
           "vers": "4.1", "nconnect": 16} for i in range(3)]
-        + [{"client": b1, "server": "127.0.10.12", "vol": f"b{i}", "mp": f"/m/b{i}",
+        + [{"client": b1, "server": "198.18.10.12", "vol": f"b{i}", "mp": f"/m/b{i}",
             "vers": "4.1", "nconnect": 16} for i in range(3)]
         # broker 2: NFSv3 without nconnect, then a later mount asking for 8 joins it (1)
-        + [{"client": b2, "server": "127.0.10.11", "vol": "c", "mp": "/m/c", "vers": "3",
+        + [{"client": b2, "server": "198.18.10.11", "vol": "c", "mp": "/m/c", "vers": "3",
             "nconnect": 1},
-           {"client": b2, "server": "127.0.10.11", "vol": "d", "mp": "/m/d", "vers": "3",
+           {"client": b2, "server": "198.18.10.11", "vol": "d", "mp": "/m/d", "vers": "3",
             "nconnect": 8},
-           # a recorded mount that is no longer mounted holds no connection
-           {"client": b2, "server": "127.0.10.12", "vol": "e", "mp": "/m/e", "vers": "4.1",
+           # a mount its client has unmounted (released) holds no connection
+           {"client": b2, "server": "198.18.10.12", "vol": "e", "mp": "/m/e", "vers": "4.1",
             "nconnect": 4, "live": False}])
-    _mounts(sh.root, entries, monkeypatch)
+    _mounts(sh.root, entries)
     out = ok(sh, "network connections active show -service nfs* -fields remote-host")
     rows = _rows(out)
     assert f"{len(rows)} entries were displayed." in out
@@ -127,7 +130,7 @@ def test_connections_come_from_the_mount_registry(sh, monkeypatch):
     # the TR's transcript numbers its connections from 2315762677: nothing here does
     assert not any(2315762677 <= c < 2315762677 + 100000 for c in cids)
     # the listing follows the registry: a second, different registry lists other ids
-    _mounts(sh.root, entries[:1], monkeypatch)
+    _mounts(sh.root, entries[:1])
     again = _rows(ok(sh, "network connections active show -fields remote-host"))
     assert len(again) == 16 and {r[2] for r in again} == {b1}
     ports = ok(sh, "network connections active show -fields remote-port")
@@ -135,7 +138,7 @@ def test_connections_come_from_the_mount_registry(sh, monkeypatch):
     assert len(got) == 16 and len(set(got)) == 16 and all(665 <= p <= 1023 for p in got)
 
 
-def test_no_connections_without_mounts(sh, monkeypatch):
-    _mounts(sh.root, [], monkeypatch)
+def test_no_connections_without_mounts(sh):
+    _mounts(sh.root, [])
     assert ok(sh, "network connections active show -service nfs*") == \
         "There are no entries matching your query."

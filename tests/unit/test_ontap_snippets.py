@@ -119,10 +119,9 @@ def _lab_aggregates() -> list[dict]:
     return inv["all"]["children"]["ontap"]["hosts"]["cluster1"]["ontap_aggregates"]
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "the lab inventory's aggregates (aggr1 2TB, aggr2 2TB, aggr3 8TB, aggr22 8TB) are too "
-    "small for thick volumes: FV-1 needs 3500GB on aggr1, FSX-5 six FlexGroups of about "
-    "2TB on aggr1, CVO-7 six 1TB volumes on aggr2, AFF-1 2.5TB on each of aggr1 and aggr2"))
 @pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.__name__)
 def test_lab_inventory_aggregates_hold_the_snippets(tmp_path, flow):
+    """The lab's own aggregates hold every chapter's thick volumes (FV-1 3500GB on aggr1,
+    FSX-5 six FlexGroups of about 2TB, CVO-7 six 1TB volumes on aggr2, AFF-1 2.5TB on each
+    of aggr1 and aggr2)."""
     flow(tmp_path / "state", _lab_aggregates())

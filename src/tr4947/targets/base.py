@@ -118,10 +118,29 @@ def ontap_lines(text: str) -> list[str]:
 
 
 def ontap_reads_only(line: str) -> bool:
-    """True for clustershell commands that only read: ``... show``/``show-*``, ``version``,
-    and ``set`` (the session's privilege and confirmations, nothing on the cluster)."""
+    """True for clustershell lines that only read: ``... show``/``show-*``, ``version``,
+    and ``set`` (the session's privilege and confirmations, nothing on the cluster). The
+    clustershell runs ``;``-separated commands in turn, so every one of them must read."""
+    return all(_command_reads_only(c) for c in _ontap_commands(line))
+
+
+def _ontap_commands(line: str) -> list[str]:
+    """``a; b`` -> ['a', 'b'], keeping a ; inside double quotes (as the clustershell does)."""
+    out, cur, quoted = [], "", False
+    for ch in line:
+        if ch == '"':
+            quoted = not quoted
+        if ch == ";" and not quoted:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [c for c in out + [cur] if c.strip()] or [""]
+
+
+def _command_reads_only(line: str) -> bool:
     words = []
-    for w in line.split(";")[0].split():
+    for w in line.split():
         if w.startswith("-") or "=" in w:
             break
         words.append(w.lower())
@@ -257,6 +276,7 @@ class Target(KafkaOperations):
         any of them was only planned, so is this call.
         """
         cmd = command if isinstance(command, str) else shlex.join(str(c) for c in command)
+        _register_secrets(env)
 
         def step(h: Host) -> Result:
             if self.is_ontap(h):
@@ -278,6 +298,7 @@ class Target(KafkaOperations):
         ``replace``: values the snippet shows -> the ones to run with (see lab_values)."""
         p = snippet_path(path)
         text = replace_values(render_vars(p.read_text(), variables, p.suffix), replace)
+        _register_secrets({**variables, **dict(env or {})})
 
         def step(h: Host) -> Result:
             if p.suffix == ".ontap":
@@ -438,6 +459,7 @@ class Target(KafkaOperations):
         started = now_iso()
         wd = cwd or h.get("kafka_home")
         head, feed = [], []
+        _register_secrets(env)
         for k, v in env.items():
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
                 raise ValueError(f"environment variable name {k!r} is not a shell name")
@@ -493,6 +515,15 @@ def snippet_path(path: str | Path) -> Path:
     if not p.exists():
         raise FileNotFoundError(f"snippet {path} not found (looked in {paths.SNIPPETS})")
     return p
+
+
+def _register_secrets(env: Mapping[str, object] | None) -> None:
+    """Values a step is given under a secret's name (FSXADMIN_PASSWORD...) are masked from
+    then on, in plans, outputs and errors, even when this process's environment never held
+    them."""
+    for k, v in (env or {}).items():
+        if secrets.is_secret(k):
+            secrets.register(str(v))
 
 
 def _any_planned(needs: Result | Iterable[Result] | None) -> bool:
