@@ -117,8 +117,18 @@ def _type_problem(name: str, default_src: str | None, value) -> str | None:
             f"{default_src})")
 
 
+def target_label(target: str) -> str:
+    """The name results are filed under: the inventory's name (its directory), also when
+    the target is given as a path to an inventory."""
+    if "/" not in str(target):
+        return str(target)
+    from ..inventory import inventory_path
+    p = inventory_path(target)
+    return (p.parent if p.is_file() else p).name
+
+
 def record_path(target: str, notebook: str, results: Path = RESULTS) -> Path:
-    return Path(results) / target / f"{notebook}.json"
+    return Path(results) / target_label(target) / f"{notebook}.json"
 
 
 def committed(target: str, notebook: str, results: Path = RESULTS) -> dict | None:

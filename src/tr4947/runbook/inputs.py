@@ -186,16 +186,26 @@ def chapter_inputs(notebook: Path, target: str, parameters: dict | None = None) 
     project = paths.REPO / "playbook" / "project"
     for f in named_files(text, project, (".yml", ".yaml")):
         files[_rel(f)] = _hash(f.resolve().read_bytes())
-    inv = paths.INVENTORY / target
+    # The target's inventory: a name under playbook/inventory/ or a path to one (filed, as
+    # its results are, under the inventory directory's name).
+    from ..inventory import InventoryError, inventory_path
+    try:
+        found = inventory_path(target)
+        inv = found.parent if found.is_file() else found
+    except InventoryError:
+        inv = paths.INVENTORY / target
+    label = inv.name
     for f in sorted(inv.rglob("*")) if inv.is_dir() else []:
         if f.is_file():
-            files[_rel(f)] = _hash(f.read_bytes())
+            key = _rel(f) if f.resolve().is_relative_to(paths.REPO) else \
+                f"inventory {label}/{f.relative_to(inv)}"
+            files[key] = _hash(f.read_bytes())
     for pin in PINS:
         f = paths.REPO / pin
         if f.exists():
             files[pin] = _hash(f.read_bytes())
     params = {k: v for k, v in (parameters or {}).items() if k != "results_dir"}
-    return Inputs(files, params, target)
+    return Inputs(files, params, label)
 
 
 def snippets_used(nb: nbformat.NotebookNode) -> list[Path]:
