@@ -25,10 +25,11 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.support.minikafka import MiniKafka  # noqa: E402  (the runner's test broker)
 from tr4947 import paths  # noqa: E402
 from tr4947.omb import run  # noqa: E402
-from tr4947.omb.minicluster import MiniKafka  # noqa: E402
 
 PERF_RE = re.compile(r"([\d.]+) records/sec \(([\d.]+) MB/sec\)")
 

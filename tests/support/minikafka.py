@@ -4,7 +4,7 @@ broker.
 Why not the lab: the lab builds inventory-described clusters (dedicated controllers, standby
 brokers, volumes) on hosts of their own; the runner's tests only need *a* real broker on this
 machine, started and always torn down by the test itself, touching no lab state.
-(src/tr4947/omb/minicluster.py is the same class for bench/; this is the tests' copy.)
+(bench/omb_vs_perftest.py uses it too.)
 
 Usage::
 
