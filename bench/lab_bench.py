@@ -1,14 +1,22 @@
-"""Lab benchmark: bring-up time, resident memory, producer throughput NFS vs DAS.
+"""Lab benchmark: bring-up time, resident memory, producer throughput on DAS and NFS, for
+today's lab (hosts of their own on a network, reached over SSH) beside the lab before that
+change (commit BASELINE: processes on loopback addresses), both measured in this run.
 
-Prints figures, asserts nothing. Runs in its own LAB_STATE and on moved loopback addresses,
-so a running dev lab is not disturbed. Throughput uses the TR's client settings
-(batch.size=1048576, linger.ms=1, 1 KB records, acks=all) and enough records to get past JIT
-warm-up (TR4947_BENCH_RECORDS, default 1,000,000; the TR used 3,000,000).
+Prints figures, asserts nothing; exits 1 if either measurement fails. Each lab runs with a
+state directory of its own (today's on 198.19.0.0/16, a test lab's range), so a developer's
+lab is not disturbed. Throughput: the TR's client settings (batch.size=1048576,
+linger.ms=1, 1 KB records, acks=all) and enough records to get past JIT warm-up
+(TR4947_BENCH_RECORDS, default 1,000,000; the TR used 3,000,000).
+
+  .venv/bin/python bench/lab_bench.py [--skip-baseline]
 """
 from __future__ import annotations
 
+import argparse
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -16,65 +24,121 @@ from pathlib import Path
 
 import psutil
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+BASELINE = "eb14790"           # the last commit with the loopback lab
 RECORDS = int(os.environ.get("TR4947_BENCH_RECORDS", "1000000"))
-PROPS = {"batch.size": 1048576, "linger.ms": 1, "acks": "all"}
+PROPS = "acks=all batch.size=1048576 linger.ms=1"
+FIGURES = {
+    "fv_c1": r"bring-up \(ONTAP stand-in \+ fv_c1[^)]*\): ([\d.]+) s",
+    "das_nfs": r"bring-up of das \+ nfs[^:]*: ([\d.]+) s",
+    "rss": r"resident memory[^:]*: (\d+) MiB",
+    "das": r"DAS[^:]*:\s+([\d.]+) MB/s",
+    "nfs": r"NFS \([^:]*:\s+([\d.]+) MB/s",
+}
 
 
-def rss_mb(lab) -> float:
-    from tr4947.lab.lab import _lab_processes
-    total = 0
-    for p in _lab_processes(lab.root):
+def lab_rss(root: Path) -> float:
+    """Sum of the resident memory of every process whose command line or environment
+    names the lab's state directory (hosts' sshd, init, Kafka, stand-ins, FUSE)."""
+    total, key = 0, str(root)
+    for p in psutil.process_iter(["cmdline"]):
         try:
-            total += p.memory_info().rss
+            if key in " ".join(p.info["cmdline"] or []) or \
+                    key in p.environ().get("TR4947_LAB_STATE", ""):
+                total += p.memory_info().rss
         except psutil.Error:
-            pass
+            continue
     return total / 2 ** 20
 
 
-def produce(lab, cluster: str, topic: str) -> float:
-    from tr4947.lab import kafka
-    brokers = [n for n in lab.nodes(cluster) if not n.is_controller and not n.standby]
-    bs = kafka.bootstrap_servers(brokers)
-    kafka.topics(bs, "--create", "--topic", topic, "--partitions", "6",
-                 "--replication-factor", "2", root=lab.root, timeout=120).check_returncode()
-    cp = kafka.producer_perf(bs, topic, RECORDS, 1024, PROPS, root=lab.root, timeout=1800)
-    m = re.findall(r"records/sec \(([\d.]+) MB/sec\)", cp.stdout)
-    if cp.returncode or not m:
-        raise RuntimeError(cp.stdout[-1000:] + cp.stderr[-1000:])
+def produce(t, cluster: str, topic: str) -> float:
+    client = t.hosts("clients")[0].name
+    bs = t.bootstrap(cluster)
+    t.run(f"bin/kafka-topics.sh --bootstrap-server {bs} --create --topic {topic} "
+          "--partitions 6 --replication-factor 2", client, check=True, timeout=120)
+    r = t.run(f"bin/kafka-producer-perf-test.sh --topic {topic} --num-records {RECORDS} "
+              f"--record-size 1024 --throughput -1 --producer-props {PROPS} "
+              f"bootstrap.servers={bs}", client, check=True, timeout=1800)
+    m = re.findall(r"records/sec \(([\d.]+) MB/sec\)", r.stdout)
+    if not m:
+        raise RuntimeError(r.output[-1000:])
     return float(m[-1])
 
 
+def measure_today() -> dict[str, float]:
+    from tests.lab.conftest import own_lab
+    from tr4947 import targets
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="tr4947-bench-") as tmp:
+        with own_lab(Path(tmp), up=False) as tl:
+            t0 = time.monotonic()
+            tl.lab.up(["fv_c1"])
+            out["fv_c1"] = time.monotonic() - t0
+            t0 = time.monotonic()
+            tl.lab.up(["das", "nfs"])
+            out["das_nfs"] = time.monotonic() - t0
+            out["rss"] = lab_rss(tl.root)
+            t = targets.open(str(tl.inventory), echo=False)
+            try:
+                out["das"] = produce(t, "das", "bench_das")
+                out["nfs"] = produce(t, "nfs", "bench_nfs")
+            finally:
+                t.close()
+    return out
+
+
+def measure_baseline() -> dict[str, float]:
+    """The baseline commit's own bench, from a temporary worktree of it."""
+    with tempfile.TemporaryDirectory(prefix="tr4947-baseline-") as tmp:
+        wt = Path(tmp) / "wt"
+        subprocess.run(["git", "worktree", "add", "-q", "--detach", str(wt), BASELINE],
+                       cwd=REPO, check=True)
+        try:
+            env = {**os.environ, "PYTHONPATH": str(wt / "src")}
+            p = subprocess.run([sys.executable, str(wt / "bench" / "lab_bench.py")], cwd=wt,
+                               env=env, capture_output=True, text=True, timeout=3600)
+            if p.returncode:
+                raise RuntimeError(f"baseline bench failed:\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
+            figures = {}
+            for k, rx in FIGURES.items():
+                m = re.search(rx, p.stdout)
+                if m:
+                    figures[k] = float(m.group(1))
+            return figures
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(wt)], cwd=REPO)
+            shutil.rmtree(wt, ignore_errors=True)
+
+
 def main() -> int:
-    base = Path(tempfile.mkdtemp(prefix="tr4947-bench-"))
-    root = base / "state"
-    os.environ["TR4947_LAB_STATE"] = str(root)
-    from lab.conftest import remapped_inventory
-    from tr4947.lab.lab import Lab
-    inv = remapped_inventory(base / "inventory", offset=100)
-    lab = Lab(inv, root=root, echo=None)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--skip-baseline", action="store_true",
+                    help=f"only today's lab (no worktree of {BASELINE})")
+    a = ap.parse_args()
     try:
-        t0 = time.monotonic()
-        lab.up(["fv_c1"])
-        up_fv = time.monotonic() - t0
-        print(f"lab bring-up (ONTAP stand-in + fv_c1: 1 controller, 4 brokers): {up_fv:.1f} s")
-        t0 = time.monotonic()
-        lab.up(["das", "nfs"])
-        print(f"bring-up of das + nfs (2 controllers, 6 brokers): {time.monotonic() - t0:.1f} s")
-        print(f"resident memory of the lab (sum RSS, 3 controllers, 10 brokers, sshd, bindfs): "
-              f"{rss_mb(lab):.0f} MiB")
-        das = produce(lab, "das", "bench_das")
-        nfs = produce(lab, "nfs", "bench_nfs")
-        print(f"producer throughput, {RECORDS} x 1 KB, RF 2, acks=all, batch.size=1 MiB, "
-              f"linger.ms=1:")
-        print(f"  DAS (plain directories):          {das:7.1f} MB/s")
-        print(f"  NFS (lab NFSv4.1 bindfs mounts):  {nfs:7.1f} MB/s")
-        print(f"  NFS / DAS:                        {nfs / das:7.2f}")
-    finally:
-        lab.down()
-        import shutil
-        shutil.rmtree(base, ignore_errors=True)
+        now = measure_today()
+        before = {} if a.skip_baseline else measure_baseline()
+    except Exception as exc:  # a failed measurement is reported as failed, never as figures
+        print(f"FAILED: {exc}")
+        return 1
+    rows = [("bring-up: ONTAP stand-in + fv_c1 (s)", "fv_c1"),
+            ("bring-up: das + nfs on top (s)", "das_nfs"),
+            ("resident memory, all lab processes (MiB)", "rss"),
+            (f"producer, {RECORDS:,} x 1 KB, RF 2, DAS (MB/s)", "das"),
+            (f"producer, {RECORDS:,} x 1 KB, RF 2, NFS (MB/s)", "nfs")]
+    print(f"{'lab figure':<48} {'today':>9} {'before':>9} {'ratio':>7}")
+    for label, k in rows:
+        b = before.get(k)
+        print(f"{label:<48} {now[k]:9.1f} " + (f"{b:9.1f} {now[k] / b:7.2f}" if b else
+                                               f"{'-':>9} {'-':>7}"))
+    print(f"NFS / DAS throughput: today {now['nfs'] / now['das']:.2f}"
+          + (f", before {before['nfs'] / before['das']:.2f}" if before.get("das") else ""))
+    if before.get("fv_c1"):
+        slower = max(now["fv_c1"] / before["fv_c1"], now["das_nfs"] / before["das_nfs"])
+        print(f"bring-up, slowest ratio today/before: {slower:.2f} (limit 1.25): "
+              + ("within" if slower <= 1.25 else "OVER"))
     return 0
 
 

@@ -62,3 +62,53 @@ def test_pdf_shows_the_diagrams_not_their_source(pdf):
 def test_every_page_links_the_pdf(pages):
     for page in pages:
         assert "tr-4947-kafka-on-netapp-nfs.pdf" in page.read_text(), page.name
+
+
+# --- section titles -----------------------------------------------------------------------
+_DELIM = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|`{3,}.*)$")
+_TITLE = re.compile(r"^(={2,6}) (\S.*)$")
+
+
+def source_titles(text: str) -> list[tuple[int, str]]:
+    """(line, title) of every line meant as a section title: '== ...' to '====== ...'
+    outside delimited blocks (listings, literals, examples, comments, passthroughs)."""
+    out, fence = [], None
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _DELIM.match(line)
+        if m:
+            fence = None if fence == line.strip()[:4] else (fence or line.strip()[:4])
+            continue
+        if fence is None and (t := _TITLE.match(line)):
+            out.append((n, t.group(2)))
+    return out
+
+
+def _plain(s: str) -> str:
+    s = re.sub(r"<[^>]+>", "", s)
+    s = re.sub(r"[`*_+#]|&#8217;|&#8216;|&#8220;|&#8221;|'|\"", "", s)
+    s = s.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    return " ".join(s.split()).lower()
+
+
+def missing_titles(source: str, html: str) -> list[str]:
+    rendered = {_plain(h) for h in re.findall(r"<h[2-6][^>]*>(.*?)</h[2-6]>", html, re.S)}
+    return [f"line {n}: {title}" for n, title in source_titles(source)
+            if _plain(re.sub(r"\{[\w-]+\}", "", title)) not in
+            {re.sub(r"\{[\w-]+\}", "", r) for r in rendered}]
+
+
+def test_every_section_title_renders_as_a_heading(site):
+    """A title line right after a paragraph line is body text to Asciidoctor, silently."""
+    bad = {}
+    for page in sorted((paths.DOCS / "pages").glob("*.adoc")):
+        html = (site / "tr4947" / f"{page.stem}.html").read_text()
+        miss = missing_titles(page.read_text(), html)
+        if miss:
+            bad[page.name] = miss
+    assert bad == {}
+
+
+def test_the_title_check_sees_a_title_glued_to_a_paragraph():
+    src = "Text of a paragraph.\n== Not a heading\n\n== A heading\n\n----\n== in a listing\n----\n"
+    html = "<p>Text of a paragraph. == Not a heading</p><h2 id='_a'>A heading</h2>"
+    assert missing_titles(src, html) == ["line 2: Not a heading"]

@@ -111,3 +111,21 @@ def test_bad_procedure_id_is_rejected(tmp_path):
 def test_unknown_kind_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="one of lab, real, computed"):
         record.start("x", "x", "lab", results_dir=tmp_path, kind="guess")
+
+
+def test_a_result_no_run_recorded_gets_a_placeholder_not_a_broken_build(tmp_path):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "functional-validation.adoc").write_text(
+        "include::partial$results/functional-validation/FV-3.adoc[]\n"
+        "include::partial$results/functional-validation/FV-9.adoc[]\n")
+    results = tmp_path / "results"
+    run_record(results, "lab")
+    (results / "lab" / "other.json").write_text(json.dumps({
+        "notebook": "other", "chapter": "functional-validation", "run": None, "records": [],
+        "last_failure": {"run_id": "r1", "at": "t", "error": "boom"}}))
+    out = tmp_path / "gen"
+    render.render_all(results, out, pages)
+    fv9 = (out / PARTIALS / "functional-validation/FV-9.adoc").read_text()
+    assert "No result of FV-9 has been recorded yet" in fv9 and "boom" in fv9
+    assert "No result" not in (out / PARTIALS / "functional-validation/FV-3.adoc").read_text()

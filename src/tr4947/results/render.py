@@ -130,13 +130,13 @@ def provenance_line(run: dict[str, Any]) -> str:
     return "[.provenance]\n" + " · ".join(bits) + "\n"
 
 
-def failure_note(doc: dict[str, Any]) -> str:
+def failure_note(doc: dict[str, Any], target: str = "?") -> str:
     f = doc.get("last_failure")
     if not f:
         return ""
     kept = doc["run"]["id"] if doc.get("run") else None
     return ("[WARNING]\n====\n"
-            f"The latest run of this chapter on `{doc['run']['target'] if doc.get('run') else '?'}` "
+            f"The latest run of this chapter on `{doc['run']['target'] if doc.get('run') else target}` "
             f"(run `{f['run_id']}`, {f['at']}) failed: {_cell(f['error'])}. "
             + (f"The results below are those of run `{kept}`, the last complete one."
                if kept else "There are no results from an earlier complete run.")
@@ -234,7 +234,10 @@ def _load(f: Path) -> dict[str, Any]:
     return doc
 
 
-def render_all(results: Path = RESULTS, out: Path = OUT) -> list[Path]:
+def render_all(results: Path = RESULTS, out: Path = OUT,
+               pages: Path | None = None) -> list[Path]:
+    """Every run record under ``results`` -> partials and charts under ``out``; a result a
+    page in ``pages`` includes that no run recorded gets a placeholder that says so."""
     w = Writer(out)
     found: dict[tuple[str, str], list[str]] = {}      # (chapter, ID) -> targets
     for f in sorted(Path(results).glob("*/*.json")):
@@ -243,6 +246,13 @@ def render_all(results: Path = RESULTS, out: Path = OUT) -> list[Path]:
         for chapter, ids in render_doc(doc, w).items():
             for proc_id in ids:
                 found.setdefault((chapter, proc_id), []).append(target)
+    failures = _failures(results)
+    for chapter, proc_id in _included_by_pages(pages or paths.DOCS / "pages"):
+        if (chapter, proc_id) not in found:
+            # A page asks for a result no run has recorded (a chapter never run, or one whose
+            # only run failed): the page says so instead of the build failing.
+            w.text(MODULE / "partials" / "results" / chapter / f"{proc_id}.adoc",
+                   _placeholder(chapter, proc_id, failures.get(chapter, [])))
     for (chapter, proc_id), targets in found.items():
         ordered = sorted(set(targets), key=lambda t: (t not in LAB_TARGETS, t))
         lines = [f"// GENERATED: every target's result for {proc_id}; do not edit."]
@@ -251,6 +261,30 @@ def render_all(results: Path = RESULTS, out: Path = OUT) -> list[Path]:
                "\n".join(lines) + "\n")
     w.finish()
     return w.written
+
+
+_INCLUDE = re.compile(r"include::partial\$results/([\w-]+)/([A-Z]{2,5}-\d+[a-z]?)\.adoc\[\]")
+
+
+def _included_by_pages(pages: Path) -> list[tuple[str, str]]:
+    return sorted({m.groups() for p in pages.glob("*.adoc") for m in _INCLUDE.finditer(p.read_text())})
+
+
+def _failures(results: Path) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in sorted(Path(results).glob("*/*.json")):
+        doc = json.loads(f.read_text())
+        if doc.get("last_failure") and not doc.get("run"):
+            out.setdefault(doc.get("chapter", ""), []).append(failure_note(doc, f.parent.name))
+    return out
+
+
+def _placeholder(chapter: str, proc_id: str, failures: list[str]) -> str:
+    return (f"// GENERATED: no run has recorded {proc_id} yet; do not edit.\n"
+            + "".join(failures)
+            + f"[NOTE]\n====\nNo result of {proc_id} has been recorded yet. Running this "
+            f"chapter's notebook records it: `.venv/bin/tr4947 runbook` (see "
+            f"xref:running.adoc[]).\n====\n")
 
 
 def main(argv: list[str] | None = None) -> int:
