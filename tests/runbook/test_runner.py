@@ -89,3 +89,35 @@ def test_every_notebook_declares_the_runners_parameters(name):
     declared = pm.inspect_notebook(str(paths.REPO / "notebooks" / f"{name}.ipynb"))
     assert list(declared) == assigned
     assert {"target", "confirm", "results_dir"} <= set(declared)
+
+
+def test_sigterm_mid_chapter_records_the_interruption(tmp_path):
+    """A runner stopped while a chapter runs (SIGTERM, as a CI timeout or `kill` sends it)
+    exits as Ctrl-C does: the chapter's record says it was interrupted, no half result is
+    filed, and the kernel it started is gone. The target is given as a path to an inventory,
+    as a reader with their own inventory file does."""
+    import os
+    import signal
+    import time
+    inv = paths.REPO / "playbook" / "inventory" / "aws-cvo" / "hosts.yml"
+    p = subprocess.Popen([*RUNBOOK, "aws-cvo-storage", "--target", str(inv), "-p",
+                          "broker=broker-1", "--results", str(tmp_path)], cwd=paths.REPO,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    seen = []
+    for line in p.stdout:
+        seen.append(line)
+        if "runs (" in line:          # printed just before the kernel starts
+            time.sleep(0.5)
+            os.kill(p.pid, signal.SIGTERM)
+            break
+    rest = p.communicate(timeout=120)[0]
+    out = "".join(seen) + rest
+    assert p.returncode != 0, out
+    doc = json.loads((tmp_path / "aws-cvo" / "aws-cvo-storage.json").read_text())
+    assert doc["run"] is None and doc["records"] == [], "an interrupted run files no results"
+    assert "interrupted" in doc["last_failure"]["error"]
+    # No kernel of this run survives it.
+    time.sleep(1)
+    left = subprocess.run(["pgrep", "-s", str(p.pid)], capture_output=True, text=True)
+    assert left.stdout.strip() == "", f"processes left in the runner's session: {left.stdout}"

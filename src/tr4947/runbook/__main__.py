@@ -64,8 +64,15 @@ def build_parser() -> Parser:
     return p
 
 
+def _sigterm_as_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
+    import signal
     args = build_parser().parse_args(argv)
+    # A terminated runner cleans up as one interrupted with Ctrl-C does.
+    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     from . import execute
     params = dict(args.parameter)
     for reserved in ("target", "results_dir"):

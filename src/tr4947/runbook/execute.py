@@ -263,7 +263,7 @@ def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.s
         tmp = path.with_suffix(".tmp")
         nbformat.write(nb, tmp)
         os.replace(tmp, path)
-    kept = paths.BUILD / "notebooks" / target / path.name
+    kept = paths.BUILD / "notebooks" / target_label(target) / path.name
     kept.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(executed, kept)
     shutil.rmtree(stage, ignore_errors=True)
@@ -305,7 +305,15 @@ def run(target: str = "lab", selected: list[str] | None = None, force: bool = Fa
             outcomes.append(Outcome(path.stem, "up-to-date", 0.0, rec["run"]["id"]))
             continue
         print(f"[{i}/{len(nbs)}] {path.stem} on {target}: runs ({why})", file=out, flush=True)
-        o = run_one(path, target, parameters, inputs, out, results=results)
+        try:
+            o = run_one(path, target, parameters, inputs, out, results=results)
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM mid-chapter: the record says so, the lab goes down, and the
+            # interrupt carries on to the caller (nothing else runs).
+            _failed(path.stem, target, "interrupted", 0.0, Path("-"), "interrupted (Ctrl-C or "
+                    "SIGTERM) before the chapter finished", out, results)
+            _leave_lab_clean(target, out)
+            raise
         o.why = why
         if o.status == "ran":
             print(f"  done in {o.seconds:.0f}s (run {o.run_id})", file=out)
