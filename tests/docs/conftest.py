@@ -70,12 +70,26 @@ def parse_procedures(text: str) -> tuple[list[str], dict[str, str]]:
     return chapters, procs
 
 
+GUIDE_CHAPTERS = REPO / "docs" / "data" / "guide-chapters.yaml"
+
+
+def with_guide_chapters(chapters: list[str], procs: dict[str, str]) -> tuple[list[str], dict]:
+    """The TR's chapters and procedures plus the guide's own (docs/data/guide-chapters.yaml)."""
+    import yaml
+    own = yaml.safe_load(GUIDE_CHAPTERS.read_text(encoding="utf-8"))
+    chapters = list(chapters)
+    for c in own.get("chapters", []):
+        chapters.insert(chapters.index(c["after"]) + 1, c["page"])
+    return chapters, {**procs, **own.get("procedures", {})}
+
+
 def expected() -> tuple[list[str], dict[str, str], str]:
     md = procedures_md()
     if md is None:
-        return FALLBACK_CHAPTERS, FALLBACK_PROCEDURES, "embedded fallback"
+        return (*with_guide_chapters(FALLBACK_CHAPTERS, FALLBACK_PROCEDURES),
+                "embedded fallback")
     chapters, procs = parse_procedures(md.read_text(encoding="utf-8"))
-    return chapters, procs, str(md)
+    return (*with_guide_chapters(chapters, procs), f"{md} and {GUIDE_CHAPTERS.name}")
 
 
 def nav_pages(text: str) -> list[str]:

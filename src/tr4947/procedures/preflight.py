@@ -1,0 +1,253 @@
+"""PRE-1: the preflight audit. Is a Kafka cluster's NFS storage safe to run on?
+
+The guide's finding (silly-rename, FV) is that Kafka on NFS is safe only when all three hold
+for every log directory: the volume has ONTAP's preserve-unlink on (ONTAP 9.12.1 or later),
+the broker mounts it over NFSv4.1, and the broker's kernel has the client change (RHEL 8.7,
+RHEL 9.1 or later). The audit reads those facts from any target, read-only, and gives one row
+per broker log directory with a verdict and, where it fails, the fix as a command from the
+guide. Nothing here changes anything: every step is declared read-only, so it runs without
+``confirm`` on a real target too.
+
+Facts come from two read-only snippets: PRE-1-broker-facts.sh on each broker (kernel, OS
+release, Kafka version, log.dirs, the NFS session slots, ``mount``) and
+PRE-1-ontap-volumes.ontap on the cluster (ONTAP version, each volume's junction path and
+preserve-unlink setting).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+SNIP = "preflight/"
+PASS, FAIL, CHECK, INFO = "pass", "FAIL", "check", "info"
+MIN_ONTAP = (9, 12, 1)
+RHEL_LIKE = {"rhel", "centos", "rocky", "almalinux", "ol"}
+#: The session slot count AFF-3 recommends (ONTAP's default limit; Linux asks for 64).
+SESSION_SLOTS = 180
+
+
+@dataclass
+class Mount:
+    source: str                     # server:/path
+    point: str
+    fstype: str
+    options: dict[str, str]
+
+    @property
+    def server(self) -> str:
+        return self.source.rsplit(":", 1)[0] if ":" in self.source else ""
+
+    @property
+    def export(self) -> str:
+        return self.source.rsplit(":", 1)[1] if ":" in self.source else self.source
+
+    @property
+    def nfs_version(self) -> str:
+        v = self.options.get("vers") or self.options.get("nfsvers")
+        if v:
+            return v
+        return "4" if self.fstype == "nfs4" else "3" if self.fstype == "nfs" else ""
+
+
+@dataclass
+class BrokerFacts:
+    host: str
+    kernel: str = ""
+    os_id: str = ""
+    os_version: str = ""
+    os_name: str = ""
+    kafka: str = ""
+    log_dirs: list[str] = field(default_factory=list)
+    session_slots: str = ""
+    mounts: list[Mount] = field(default_factory=list)
+
+    def mount_of(self, path: str) -> Mount | None:
+        """The mount a path is on: the longest mount point that contains it."""
+        best = None
+        for m in self.mounts:
+            root = m.point.rstrip("/") or "/"
+            if path == root or path.startswith(root.rstrip("/") + "/") or root == "/":
+                if best is None or len(m.point) > len(best.point):
+                    best = m
+        return best
+
+
+_MOUNT = re.compile(r"^(?P<src>\S+) on (?P<mp>\S+) type (?P<t>\S+) \((?P<opts>[^)]*)\)")
+
+
+def parse_broker_facts(host: str, text: str) -> BrokerFacts:
+    f = BrokerFacts(host)
+    for line in text.splitlines():
+        key, _, value = line.partition(": ")
+        value = value.strip()
+        if key == "kernel":
+            f.kernel = value
+        elif key == "os":
+            parts = value.split(" ", 2)
+            f.os_id, f.os_version = parts[0], parts[1] if len(parts) > 1 else ""
+            f.os_name = parts[2].strip("()") if len(parts) > 2 else ""
+        elif key == "kafka":
+            f.kafka = value
+        elif key == "log.dirs":
+            f.log_dirs = [d for d in value.split(",") if d]
+        elif key == "session_slots":
+            f.session_slots = value
+        elif key == "mount" and (m := _MOUNT.match(value)):
+            opts = {}
+            for o in m["opts"].split(","):
+                k, _, v = o.partition("=")
+                opts[k] = v
+            f.mounts.append(Mount(m["src"], m["mp"], m["t"], opts))
+    return f
+
+
+@dataclass
+class OntapFacts:
+    version: tuple[int, ...] | None
+    version_text: str
+    volumes: dict[str, tuple[str, bool]]     # junction path -> (volume, preserve-unlink)
+
+    def volume_of(self, export: str) -> tuple[str, bool] | None:
+        """The volume an export path is in (the longest junction path above it)."""
+        best = None
+        for jp, vol in self.volumes.items():
+            if jp in ("", "-", "/"):
+                continue
+            if export == jp or export.startswith(jp.rstrip("/") + "/"):
+                if best is None or len(jp) > len(best[0]):
+                    best = (jp, vol)
+        return best[1] if best else None
+
+
+def parse_ontap_facts(text: str) -> OntapFacts:
+    m = re.search(r"NetApp Release (\d+)\.(\d+)\.(\d+)", text)
+    version = tuple(int(x) for x in m.groups()) if m else None
+    vm = re.search(r"NetApp Release [^\n]*", text)
+    volumes = {}
+    rows = False
+    for line in text.splitlines():
+        words = line.split()
+        if words[:2] == ["vserver", "volume"]:
+            rows = True
+            continue
+        if rows and len(words) == 4 and not set(line.strip()) <= {"-", " "}:
+            _svm, vol, jp, flag = words
+            volumes[jp] = (vol, flag == "true")
+        elif rows and ("entries were displayed" in line or "entry was displayed" in line):
+            rows = False
+    return OntapFacts(version, vm.group(0) if vm else "", volumes)
+
+
+@dataclass
+class Row:
+    cluster: str
+    host: str
+    log_dir: str
+    mount: str
+    nfs: str
+    volume: str
+    preserve_unlink: str
+    client: str
+    verdict: str
+    fixes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def kernel_verdict(f: BrokerFacts, lab: bool) -> tuple[str, str]:
+    """Whether the broker's NFS client has the preserve-unlinked change."""
+    if lab:
+        return INFO, ("the lab's NFS client is its FUSE stand-in, which behaves as the fixed "
+                      "client does")
+    if f.os_id in RHEL_LIKE:
+        try:
+            major, minor = (int(x) for x in (f.os_version.split(".") + ["0"])[:2])
+        except ValueError:
+            return CHECK, f"{f.os_id} {f.os_version}: release not understood"
+        ok = (major == 8 and minor >= 7) or (major == 9 and minor >= 1) or major >= 10
+        return (PASS, f"{f.os_id} {f.os_version}") if ok else \
+            (FAIL, f"{f.os_id} {f.os_version} predates the client change (8.7 / 9.1)")
+    return CHECK, (f"{f.os_id or 'unknown OS'} {f.os_version}, kernel {f.kernel}: confirm the "
+                   "kernel's NFS client has the preserve-unlinked change (upstream since 2022)")
+
+
+def audit_rows(cluster: str, f: BrokerFacts, ontap: OntapFacts, svm: str, lab: bool) -> list[Row]:
+    rows = []
+    kv, knote = kernel_verdict(f, lab)
+    for d in f.log_dirs or ["(no log.dirs in server.properties)"]:
+        m = f.mount_of(d)
+        nfs = m is not None and m.fstype.startswith("nfs")
+        if not nfs:
+            rows.append(Row(cluster, f.host, d, m.point if m else "?", "-", "-", "-", "-", INFO,
+                            notes=["not on NFS: silly rename does not apply"]))
+            continue
+        fixes, notes, verdicts = [], [], []
+        vers = m.nfs_version
+        if vers not in ("4.1", "4.2"):
+            verdicts.append(FAIL)
+            fixes.append(f"mount over NFSv4.1: mount -t nfs -o vers=4.1,nconnect=16 "
+                         f"{m.source} {m.point} (and vers=4.1 in its /etc/fstab line)")
+        vol = ontap.volume_of(m.export)
+        if vol is None:
+            verdicts.append(FAIL)
+            fixes.append(f"{m.export} is not an ONTAP volume of {svm}: move the log dir to "
+                         "one created with -is-preserve-unlink-enabled true (FV-1)")
+            vol_name, pu = "(not ONTAP)", "-"
+        else:
+            vol_name, enabled = vol
+            pu = "true" if enabled else "false"
+            if not enabled:
+                verdicts.append(FAIL)
+                fixes.append(f"set -privilege advanced; volume modify -vserver {svm} -volume "
+                             f"{vol_name} -is-preserve-unlink-enabled true")
+        if ontap.version is not None and ontap.version < MIN_ONTAP:
+            verdicts.append(FAIL)
+            fixes.append(f"upgrade ONTAP ({ontap.version_text}) to 9.12.1 or later")
+        if kv == FAIL:
+            verdicts.append(FAIL)
+            fixes.append("upgrade the broker to RHEL 8.7, RHEL 9.1 or later")
+        elif kv == CHECK:
+            verdicts.append(CHECK)
+        notes.append(knote)
+        if vers in ("4.1", "4.2") and f.session_slots not in (str(SESSION_SLOTS),):
+            notes.append(f"NFS session slots {f.session_slots or '-'} (AFF-3 raises them to "
+                         f"{SESSION_SLOTS} for throughput; not a safety setting)")
+        verdict = FAIL if FAIL in verdicts else CHECK if CHECK in verdicts else PASS
+        rows.append(Row(cluster, f.host, d, f"{m.source} on {m.point}", f"{m.fstype} vers={vers}",
+                        vol_name, pu, f"{f.os_id} {f.os_version}, kernel {f.kernel}", verdict,
+                        fixes, notes))
+    return rows
+
+
+def cluster_verdict(rows: list[Row]) -> str:
+    vs = {r.verdict for r in rows}
+    return "unsafe" if FAIL in vs else "check" if CHECK in vs else \
+        "safe" if PASS in vs else "not on NFS"
+
+
+# --- reading the target (read-only) ------------------------------------------------------------
+def ontap_facts(t, svm: str):
+    ontap = t.inventory.ontap().name
+    r = t.run_snippet(SNIP + "PRE-1-ontap-volumes.ontap", ontap, read_only=True, check=True,
+                      svm=svm)
+    return parse_ontap_facts(r.stdout), r
+
+
+def broker_facts(t, host) -> tuple[BrokerFacts, object]:
+    r = t.run_snippet(SNIP + "PRE-1-broker-facts.sh", host.name, read_only=True, check=True,
+                      env={"KAFKA_HOME": host.get("kafka_home", "/opt/kafka")})
+    return parse_broker_facts(host.name, r.stdout), r
+
+
+def audit(t, clusters: list[str] | None = None) -> tuple[list[Row], dict]:
+    """Every broker log dir of ``clusters`` (default: every Kafka cluster of the inventory):
+    the rows, and the transcripts read (ONTAP's and one broker's) for the record."""
+    clusters = clusters or t.inventory.kafka_clusters()
+    svm = t.inventory.ontap().get("ontap_svm", "svm_kafka")
+    ontap, ontap_r = ontap_facts(t, svm)
+    rows, transcripts = [], {"ontap": ontap_r}
+    for c in clusters:
+        for h in t.kafka_hosts(c):
+            facts, r = broker_facts(t, h)
+            transcripts.setdefault("broker", r)
+            rows.extend(audit_rows(c, facts, ontap, svm, t.kind == "lab"))
+    return rows, transcripts
