@@ -38,15 +38,25 @@ FIGURES = {
 }
 
 
-def lab_rss(root: Path) -> float:
-    """Sum of the resident memory of every process whose command line or environment
-    names the lab's state directory (hosts' sshd, init, Kafka, stand-ins, FUSE)."""
-    total, key = 0, str(root)
+def lab_rss(lab) -> float:
+    """Sum of the resident memory of the lab's processes: every process in one of its
+    network namespaces (hosts' init and sshd, Kafka, the FUSE NFS clients, the stand-ins)
+    and the control node's processes that name its state directory."""
+    from tr4947.lab import hosts as H
+    procs = {p.pid: p for p in H.processes_in([Path("/run/netns") / ns
+                                                for ns in lab.net.namespaces()])}
+    key = str(lab.root)
     for p in psutil.process_iter(["cmdline"]):
         try:
             if key in " ".join(p.info["cmdline"] or []) or \
                     key in p.environ().get("TR4947_LAB_STATE", ""):
-                total += p.memory_info().rss
+                procs.setdefault(p.pid, p)
+        except psutil.Error:
+            continue
+    total = 0
+    for p in procs.values():
+        try:
+            total += p.memory_info().rss
         except psutil.Error:
             continue
     return total / 2 ** 20
@@ -78,7 +88,7 @@ def measure_today() -> dict[str, float]:
             t0 = time.monotonic()
             tl.lab.up(["das", "nfs"])
             out["das_nfs"] = time.monotonic() - t0
-            out["rss"] = lab_rss(tl.root)
+            out["rss"] = lab_rss(tl.lab)
             t = targets.open(str(tl.inventory), echo=False)
             try:
                 out["das"] = produce(t, "das", "bench_das")
