@@ -104,6 +104,7 @@ def test_sigterm_mid_chapter_records_the_interruption(tmp_path):
                           "broker=broker-1", "--results", str(tmp_path)], cwd=paths.REPO,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          start_new_session=True)
+    before = set((paths.REPO / "notebooks").iterdir())
     seen = []
     for line in p.stdout:
         seen.append(line)
@@ -121,3 +122,6 @@ def test_sigterm_mid_chapter_records_the_interruption(tmp_path):
     time.sleep(1)
     left = subprocess.run(["pgrep", "-s", str(p.pid)], capture_output=True, text=True)
     assert left.stdout.strip() == "", f"processes left in the runner's session: {left.stdout}"
+    # Nor anything in the repository: the killed kernel's sockets live in Jupyter's runtime
+    # directory (in notebooks/ they broke the site build).
+    assert set((paths.REPO / "notebooks").iterdir()) == before

@@ -7,11 +7,15 @@ Long steps (a lab bring-up, a benchmark) therefore show where the run is.
 """
 from __future__ import annotations
 
+import os
 import re
 import sys
 import time
+from pathlib import Path
+from secrets import token_hex
 
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.paths import jupyter_runtime_dir
 from papermill.engines import NBClientEngine, papermill_engines
 from traitlets import CaselessStrEnum
 
@@ -24,6 +28,16 @@ class LocalKernelManager(AsyncKernelManager):
     TCP ports: nothing else on the machine can connect, and ipykernel has no unencrypted-TCP
     warning to print into the run's output."""
     transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+    def _ip_default(self) -> str:
+        # jupyter_client's default is "kernel-ipc" relative to the kernel's working directory
+        # (notebooks/): a killed kernel would leave its sockets in the repository, where the
+        # site build trips over them. An absolute path in the runtime directory instead.
+        if self.transport != "ipc":
+            return super()._ip_default()
+        runtime = Path(jupyter_runtime_dir())
+        runtime.mkdir(parents=True, exist_ok=True)
+        return str(runtime / f"tr4947-{os.getpid()}-{token_hex(4)}-ipc")
 
 
 class ProgressEngine(NBClientEngine):
