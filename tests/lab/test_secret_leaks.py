@@ -20,24 +20,16 @@ from pathlib import Path
 
 import pytest
 
-from tr4947 import paths, secrets
+from tr4947 import paths
 
+from ..support.secret_search import files_with_marker
 from .conftest import own_lab
 
 pytestmark = pytest.mark.lab
 
 
 def marker_files(roots: list[Path]) -> list[str]:
-    marker = secrets.LAB_MARKER.encode()
-    hits = []
-    for root in roots:
-        for f in (root.rglob("*") if root.is_dir() else []):
-            try:
-                if f.is_file() and not f.is_symlink() and marker in f.read_bytes():
-                    hits.append(str(f))
-            except OSError:
-                continue
-    return hits
+    return [str(f) for f in files_with_marker(roots)]
 
 
 @pytest.fixture(scope="module")

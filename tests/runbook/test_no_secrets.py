@@ -11,21 +11,14 @@ from pathlib import Path
 
 from tr4947 import paths, secrets
 
+from ..support.secret_search import files_with_marker as search
+
 WHERE = ["results", "notebooks", "docs", "snippets", "playbook", "build/site", "build/generated",
          "build/notebooks", "build/results"]
 
 
 def files_with_marker(roots: list[Path]) -> list[str]:
-    marker = secrets.LAB_MARKER.encode()
-    hits = []
-    for root in roots:
-        for f in (root.rglob("*") if root.is_dir() else []):
-            try:
-                if f.is_file() and marker in f.read_bytes():
-                    hits.append(str(f.relative_to(paths.REPO)))
-            except OSError:
-                continue
-    return hits
+    return [str(f.relative_to(paths.REPO)) for f in search(roots)]
 
 
 def test_no_lab_secret_in_results_notebooks_docs_or_site():
