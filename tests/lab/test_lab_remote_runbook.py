@@ -12,7 +12,7 @@ their own cluster: ``python -m tr4947.runbook CHAPTER --target path/to/hosts.yml
 """
 from __future__ import annotations
 
-import hashlib
+import difflib
 import json
 import os
 import subprocess
@@ -34,7 +34,10 @@ HOST_STATE = ("{ cat /etc/fstab; mount | grep -v ' /proc'; "
               "cat /opt/kafka/config/*.properties 2>/dev/null; "
               "for d in /demo /mnt /kafka_fg_vol01 /data /var/lib/kafka; do "
               "[ -d $d ] && find $d -mindepth 1 -maxdepth 2 -type d | sort; done; "
-              "pgrep -fa kafka.Kafka | sed 's/^[0-9]* //' | sort; } 2>/dev/null")
+              # Kafka servers by main class and config (not every command line that
+              # mentions kafka: an ssh session of the last read may still be closing).
+              "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done "
+              "| grep -o 'kafka\\.Kafka [^ ]*' | sort; } 2>/dev/null")
 
 
 def runbook(tl, chapter, results, *args, timeout=1200):
@@ -61,8 +64,16 @@ def ontap_log(tl) -> list[dict]:
 
 
 def snapshot(tl) -> dict[str, str]:
-    return {h: hashlib.sha256(tl.exec(h, HOST_STATE, check=False).stdout.encode()).hexdigest()
+    return {h: tl.exec(h, HOST_STATE, check=False).stdout
             for h in hosts(tl) if h not in ("cluster1", "aws")}
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> str:
+    """What differs, host by host, as a unified diff (empty when nothing does)."""
+    return "\n".join(
+        f"{h}:\n" + "\n".join(difflib.unified_diff(before[h].splitlines(),
+                                                   after.get(h, "").splitlines(), lineterm=""))
+        for h in before if before[h] != after.get(h))
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +114,8 @@ def test_without_confirm_every_chapter_only_reads(lab, tmp_path):
     assert received, "no ONTAP read reached the stand-in"
     changed = [e["command"] for e in received if not e["reads_only"]]
     assert not changed, f"state-changing ONTAP commands without confirm: {changed}"
-    assert snapshot(lab) == before_state, "a host's configuration, mounts or data changed"
+    diff = changes(before_state, snapshot(lab))
+    assert not diff, f"a host's configuration, mounts or data changed:\n{diff}"
 
 
 @pytest.mark.parametrize("chapter, clusters, kafka, args", [
