@@ -122,9 +122,8 @@ def target_label(target: str) -> str:
     the target is given as a path to an inventory."""
     if "/" not in str(target):
         return str(target)
-    from ..inventory import inventory_path
-    p = inventory_path(target)
-    return (p.parent if p.is_file() else p).name
+    from .inputs import inventory_dir
+    return inventory_dir(target).name
 
 
 def record_path(target: str, notebook: str, results: Path = RESULTS) -> Path:

@@ -173,6 +173,14 @@ def named_files(text: str, root: Path, suffixes: tuple[str, ...] | None = None) 
     return out
 
 
+def inventory_dir(target: str) -> Path:
+    """The directory of a target's inventory, named (playbook/inventory/NAME) or given as a
+    path to its hosts file or its directory. Its name is the name results are filed under."""
+    from ..inventory import inventory_path
+    found = inventory_path(target)
+    return found.parent if found.is_file() else found
+
+
 def chapter_inputs(notebook: Path, target: str, parameters: dict | None = None) -> Inputs:
     nb = nbformat.read(notebook, as_version=4)
     code = notebook_code(nb)
@@ -188,10 +196,9 @@ def chapter_inputs(notebook: Path, target: str, parameters: dict | None = None) 
         files[_rel(f)] = _hash(f.resolve().read_bytes())
     # The target's inventory: a name under playbook/inventory/ or a path to one (filed, as
     # its results are, under the inventory directory's name).
-    from ..inventory import InventoryError, inventory_path
+    from ..inventory import InventoryError
     try:
-        found = inventory_path(target)
-        inv = found.parent if found.is_file() else found
+        inv = inventory_dir(target)
     except InventoryError:
         inv = paths.INVENTORY / target
     label = inv.name
