@@ -27,7 +27,16 @@ from tr4947 import paths
 
 #: Combined-mode node; small heap, SerialGC: 2 cores are shared with everything else.
 BROKER_JVM = ["-Xmx512m", "-Xms256m", "-XX:+UseSerialGC", "-Djava.awt.headless=true"]
+
+
 TOOL_JVM = ["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the test process dies without its teardown
+    (pytest killed by a timeout or SIGTERM), so no broker outlives the run."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def free_port(address: str) -> int:
@@ -113,7 +122,7 @@ class MiniKafka:
             self.proc = subprocess.Popen(
                 self._java("kafka.Kafka", [str(cfg)], BROKER_JVM, server_log4j),
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
+                start_new_session=True, preexec_fn=_die_with_parent)
         finally:
             out.close()
         self._wait_ready()

@@ -179,3 +179,20 @@ def test_sidecar_keeps_lab_data_out_of_the_result(tmp_path):
     back = R.Result.load(path)
     assert back["workload"] == "w" and back.lab_scale == {"rateScale": 0.1}
     assert back.samples == [{"t": 1.0}]
+
+
+@pytest.mark.parametrize("highest", [60_000_000, E2E_MAX_US])
+@pytest.mark.parametrize("seed", range(6))
+def test_latency_summary_reads_the_values_hdrh_reads(highest, seed):
+    # LatencySummary.of computes in one numpy pass what hdrh computes bucket by bucket;
+    # the values must be the same, including for one value and for spread-out data.
+    import random
+    rnd = random.Random(seed)
+    h = new_histogram(highest)
+    for _ in range([1, 3, 50, 5000, 20000, 2][seed]):
+        h.record_value(max(1, int(rnd.lognormvariate(rnd.uniform(0, 14), 2.5))) % highest or 1)
+    s = LatencySummary.of(h)
+    pct = h.get_value_at_percentile
+    assert (s.avg, s.p50, s.p75, s.p95, s.p99, s.p999, s.p9999, s.p99999, s.max, s.count) == (
+        h.get_mean_value(), pct(50), pct(75), pct(95), pct(99), pct(99.9), pct(99.99),
+        pct(99.999), h.get_max_value(), h.get_total_count())

@@ -40,6 +40,9 @@ from .workload import (INT32_MAX, MAX_MESSAGE_SIZE, ConfigError, Workload, parse
 SCALE_ENV = "TR4947_OMB_SCALE"
 TOPIC_PREFIX = "test-topic"  # KafkaBenchmarkDriver.getTopicNamePrefix()
 GiB = 1024 ** 3
+# A backlog build or drain that moves no message for this long never completes (OMB would
+# wait forever): the run stops with the counters instead.
+BACKLOG_STALL_S = 120.0
 
 
 @dataclass
@@ -598,7 +601,16 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
                 state["next_check"] = now + backlog.poll_interval
                 if backlog.state in (PRODUCER_ONLY, DRAIN):
                     c = _sum(workers.call(("counters",)))
-                    act(backlog.update(now, c["totalMessagesSent"], c["totalMessagesReceived"]))
+                    moved = (c["totalMessagesSent"], c["totalMessagesReceived"])
+                    if moved != state.get("moved"):
+                        state["moved"], state["moved_at"] = moved, now
+                    elif now - state["moved_at"] > BACKLOG_STALL_S:
+                        raise RuntimeError(
+                            f"backlog {backlog.state} phase stalled: no message sent or received "
+                            f"for {BACKLOG_STALL_S:.0f} s (sent {moved[0]}, received "
+                            f"{moved[1]}); check that the brokers are up and the consumers "
+                            f"subscribed")
+                    act(backlog.update(now, *moved))
                 else:
                     act(backlog.update(now))
 
@@ -610,6 +622,9 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
             end = start + duration_s if duration_s > 0 else float("inf")
             next_sample = start + sc.statsPeriodSeconds
             while True:
+                # tick() also when the last period's bookkeeping overran the period (a busy
+                # machine): the backlog phases advance only in tick().
+                tick()
                 while time.monotonic() < next_sample:
                     time.sleep(min(0.1, max(0.0, next_sample - time.monotonic())))
                     tick()
@@ -653,7 +668,9 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
                 if now >= end and not (backlog is not None and backlog_started
                                        and backlog.need_wait):
                     return
-                next_sample += sc.statsPeriodSeconds
+                # Behind schedule: the next period is a whole one, not a catch-up burst.
+                next_sample = max(next_sample + sc.statsPeriodSeconds,
+                                  time.monotonic() + sc.statsPeriodSeconds / 2)
 
         if warmup_s > 0:
             phase("warmup")
