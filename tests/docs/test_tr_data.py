@@ -236,3 +236,32 @@ def test_unit_differences_really_differ_in_unit():
         if not all(x.replace(",", ".") in other for x in digits):
             bad.append(d["id"])
     assert bad == []
+
+
+def test_cvo8_page_and_notebook_quote_the_figure_data():
+    # CVO-8's published values exist only as figure text: the page's table and the
+    # notebook's totals must be the recorded readings, not numbers typed again by hand.
+    import ast
+    import json
+    val = {f["id"]: float(f.get("reading") or f["editions"]["fr"]["value"])
+           for f in figures() if f["id"].startswith("CVO-DAS.")}
+    assert len(val) == 24
+    page = (REPO / "docs/modules/ROOT/pages/aws-cvo.adoc").read_text(encoding="utf-8")
+    table = page.split("[#cvo-8]", 1)[1].split("|===", 2)[1]
+    rows = {}
+    for line in table.strip().splitlines()[1:]:
+        cells = [c.strip() for c in line.split("|")[1:]]
+        rows[cells[0]] = [float(re.sub(r"\s*\^\(a\)\^", "", c)) for c in cells[1:]]
+    for layout, lab in (("ha", "HA pair"), ("sn", "Single node")):
+        for drv in ("throughput", "sync"):
+            want = [val[f"CVO-DAS.{layout}.{drv}.{side}.{what}"] for side in ("ec2", "cvo")
+                    for what in ("producer", "consumer", "total")]
+            assert rows[f"{lab}, {drv} driver"] == want, (layout, drv)
+    nb = json.loads((REPO / "notebooks/aws-cvo-performance.ipynb").read_text(encoding="utf-8"))
+    src = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    tr_das = ast.literal_eval(re.search(r"^TR_DAS = (\{.*?\}\})$", src, re.M | re.S).group(1))
+    for drv, by in tr_das.items():
+        assert by["EC2 instance storage"] == val[f"CVO-DAS.ha.{drv}.ec2.total"] \
+            == val[f"CVO-DAS.sn.{drv}.ec2.total"]
+        assert by["CVO HA pair"] == val[f"CVO-DAS.ha.{drv}.cvo.total"]
+        assert by["CVO single node"] == val[f"CVO-DAS.sn.{drv}.cvo.total"]
