@@ -129,3 +129,17 @@ def test_a_result_no_run_recorded_gets_a_placeholder_not_a_broken_build(tmp_path
     fv9 = (out / PARTIALS / "functional-validation/FV-9.adoc").read_text()
     assert "No result of FV-9 has been recorded yet" in fv9 and "boom" in fv9
     assert "No result" not in (out / PARTIALS / "functional-validation/FV-3.adoc").read_text()
+
+
+def test_log_chart_with_an_all_zero_series_draws_no_empty_path(tmp_path):
+    # Paused consumers read 0 MiB/s for a whole phase; on a log axis that series cannot be
+    # drawn, and an empty <path> breaks the PDF build's SVG reader (prawn-svg).
+    from tr4947.results import charts
+    spec = {"type": "line", "y_scale": "log", "x_label": "s", "y_label": "MiB/s",
+            "series": [{"name": "producers", "x": [1, 2, 3], "y": [20.0, 30.0, 25.0]},
+                       {"name": "consumers (paused)", "x": [1, 2, 3], "y": [0.0, 0.0, 0.0]}]}
+    svg = charts.draw(spec, "backlog", tmp_path / "c.svg").read_text()
+    ns = "{http://www.w3.org/2000/svg}"
+    paths = list(ET.fromstring(svg).iter(f"{ns}path"))
+    assert paths and all(p.get("d") for p in paths)
+    assert "consumers (paused): all 0" in svg

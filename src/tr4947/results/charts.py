@@ -41,7 +41,13 @@ def draw(spec: dict[str, Any], title: str, out: Path, lab: bool = True) -> Path:
                    capsize=4 if "low" in s else 0)
         ax.set_xticks([j + width * (len(names) - 1) / 2 for j in range(len(cats))], cats)
     else:
+        log = spec.get("y_scale") == "log"
         for s in series:
+            if log and not any(y > 0 for y in s["y"]):
+                # Nothing of it can be drawn on a log axis (an all-zero series, e.g. paused
+                # consumers): name it in the legend instead of emitting an empty SVG path.
+                ax.plot([], [], label=f"{s['name']}: all 0")
+                continue
             if "low" in s:
                 ax.errorbar(s["x"], s["y"], yerr=_err(s), marker="o", markersize=4,
                             capsize=4, label=s["name"])

@@ -171,7 +171,9 @@ class Writer:
         from . import charts
         f = self.out / rel
         self.kept.add(str(rel))
-        key = hashlib.sha256(json.dumps([spec, title, lab], sort_keys=True).encode()).hexdigest()
+        # The drawing code is part of the key: a change to it redraws every chart.
+        code = hashlib.sha256(Path(charts.__file__).read_bytes()).hexdigest()
+        key = hashlib.sha256(json.dumps([spec, title, lab, code], sort_keys=True).encode()).hexdigest()
         if self.index.get(str(rel)) != key or not f.exists():
             charts.draw(spec, title, f, lab=lab)
             self.index[str(rel)] = key
