@@ -90,7 +90,7 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
         # Start from a notebook without the committed outputs, so whatever appears is new.
         # A menu click can be lost on a busy machine (the menu closes before the item is
         # clicked): try again, then say what the page still showed.
-        for attempt in range(3):
+        for _ in range(3):
             page.get_by_role("menuitem", name="Edit").click()
             item = page.get_by_text("Clear Outputs of All Cells")
             item.wait_for(state="visible", timeout=30_000)

@@ -27,8 +27,6 @@ from tr4947 import paths
 
 #: Combined-mode node; small heap, SerialGC: 2 cores are shared with everything else.
 BROKER_JVM = ["-Xmx512m", "-Xms256m", "-XX:+UseSerialGC", "-Djava.awt.headless=true"]
-
-
 TOOL_JVM = ["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
 
 

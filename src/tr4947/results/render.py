@@ -21,6 +21,7 @@ above the results it did not replace.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -144,6 +145,14 @@ def failure_note(doc: dict[str, Any], target: str = "?") -> str:
 
 
 # --- files --------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def _charts_code() -> str:
+    """A digest of the drawing code, part of every chart's cache key: a change to it redraws
+    every chart. Read once per process, not once per chart."""
+    from . import charts
+    return hashlib.sha256(Path(charts.__file__).read_bytes()).hexdigest()
+
+
 class Writer:
     """Writes only what changed (and draws only charts whose numbers changed), so a warm site
     build re-renders nothing."""
@@ -171,9 +180,8 @@ class Writer:
         from . import charts
         f = self.out / rel
         self.kept.add(str(rel))
-        # The drawing code is part of the key: a change to it redraws every chart.
-        code = hashlib.sha256(Path(charts.__file__).read_bytes()).hexdigest()
-        key = hashlib.sha256(json.dumps([spec, title, lab, code], sort_keys=True).encode()).hexdigest()
+        key = hashlib.sha256(json.dumps([spec, title, lab, _charts_code()],
+                                        sort_keys=True).encode()).hexdigest()
         if self.index.get(str(rel)) != key or not f.exists():
             charts.draw(spec, title, f, lab=lab)
             self.index[str(rel)] = key
