@@ -6,3 +6,4 @@ echo "kafka: $(grep -m1 -o 'Kafka version: [0-9][^ ]*' "$home/logs/server.log" 2
 echo "log.dirs: $(sed -n 's/^log\.dirs=//p' "$home/config/server.properties")"
 echo "session_slots: $(cat /sys/module/nfs/parameters/max_session_slots 2>/dev/null || echo -)"
 mount | sed 's/^/mount: /'
+awk '!/^[ \t]*(#|$)/ { print "fstab: " $0 }' /etc/fstab

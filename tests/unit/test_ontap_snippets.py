@@ -71,10 +71,13 @@ def functional_validation_and_efficiency(root: Path, aggregates: list[dict]) -> 
 
 def cvo(root: Path, aggregates: list[dict]) -> None:
     s = fresh(root, aggregates)
-    assert "kafka_aggr22_vol3" in run(s, "aws-cvo/CVO-1-volumes-ha.ontap")[-1]
+    shown = run(s, "aws-cvo/CVO-1-volumes-ha.ontap")[-1]
+    # the guide's volumes: all six with preserve-unlink on
+    assert "kafka_aggr22_vol3" in shown and shown.count(" true") == 6, shown
     run(s, "aws-cvo/CVO-2-vnvram-stats.ontap")
     run(s, "aws-cvo/CVO-4-nfs-connections.ontap")
-    assert "kafka_aggr2_vol6" in run(s, "aws-cvo/CVO-7-single-node-volumes.ontap")[-1]
+    shown = run(s, "aws-cvo/CVO-7-single-node-volumes.ontap")[-1]
+    assert "kafka_aggr2_vol6" in shown and shown.count(" true") == 6, shown
 
 
 def fsx(root: Path, aggregates: list[dict]) -> None:
@@ -84,6 +87,8 @@ def fsx(root: Path, aggregates: list[dict]) -> None:
         bootstrap.add_data_vserver(c, root, "svmkafkatest", lifs=[
             {"name": "svmkafkatest_nfs_1", "address": "127.0.10.21"}])
     run(s, "aws-fsx/FSX-5-volume-create.ontap")
+    shown = run(s, "preflight/PRE-1-ontap-volumes.ontap", svm="svmkafkatest")[-1]
+    assert shown.count(" true") == 6, shown
     sizes = run(s, "aws-fsx/FSX-5-volume-size.ontap")
     assert all("size set to" in o for o in sizes[:-1])
     # As printed, FSX-5's `volume mount` repeats the junction `volume create` already set:
@@ -106,7 +111,25 @@ def aff(root: Path, aggregates: list[dict]) -> None:
         expect_error='invalid argument "-v4.1-pnfs"')
 
 
-FLOWS = [functional_validation_and_efficiency, cvo, fsx, aff]
+def fsx_as_printed_then_pre2(root: Path, aggregates: list[dict]) -> None:
+    """FSX-5 as the TR prints it (no -vserver: ONTAP picks the only data SVM, as on an FSx
+    file system), then PRE-2's ONTAP part on each volume the audit finds without
+    preserve-unlink."""
+    bootstrap.bootstrap(root, "cluster1", NODES, aggregates, ["svmkafkatest"],
+                        [{**l, "vserver": "svmkafkatest"} for l in LIFS])
+    s = session.Session(root)
+    run(s, "aws-fsx/FSX-5-volume-create.tr-as-written.ontap")
+    shown = run(s, "preflight/PRE-1-ontap-volumes.ontap", svm="svmkafkatest")[-1]
+    assert shown.count(" false") == 7, shown          # six volumes and the SVM's root
+    for n in range(1, 7):
+        out = run(s, "preflight/PRE-2-preserve-unlink.ontap", svm="svmkafkatest",
+                  volume=f"kafkafsxN{n}")[-1]
+        assert f"kafkafsxN{n}" in out and "true" in out, out
+    shown = run(s, "preflight/PRE-1-ontap-volumes.ontap", svm="svmkafkatest")[-1]
+    assert shown.count(" true") == 6 and shown.count(" false") == 1, shown
+
+
+FLOWS = [functional_validation_and_efficiency, cvo, fsx, fsx_as_printed_then_pre2, aff]
 
 
 @pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.__name__)

@@ -77,3 +77,37 @@ def test_the_longest_mount_point_wins():
     f = facts(dirs="/demo/b1/kafka")
     f.mounts.append(pf.Mount("x:/y", "/demo/b1", "nfs", {"vers": "3"}))
     assert f.mount_of("/demo/b1/kafka").point == "/demo/b1"
+
+
+def with_fstab(f, options):
+    return pf.parse_broker_facts("broker-1", "\n".join([
+        f"log.dirs: {','.join(f.log_dirs)}", "os: rhel 9.2",
+        *(f"mount: {m.source} on {m.point} type {m.fstype} "
+          f"({','.join(k + ('=' + v if v else '') for k, v in m.options.items())})"
+          for m in f.mounts),
+        f"fstab: 198.18.10.11:/kafka_fg_vol01 /demo nfs {options} 0 0"]))
+
+
+def test_fstab_line_that_leaves_the_version_to_negotiation_fails():
+    # The TR's CVO-3 lines: mounted over 4.x today only because the SVM offers it.
+    (r,) = rows(with_fstab(facts(), "defaults,nconnect=16"))
+    assert r.verdict == pf.FAIL and r.remount and r.point == "/demo"
+    assert any("vers=4.1 in the line for /demo (now defaults,nconnect=16)" in x for x in r.fixes)
+    for pinned in ("vers=4.1,nconnect=16", "nfsvers=4.2", "vers=4,minorversion=1"):
+        (r,) = rows(with_fstab(facts(), pinned))
+        assert r.verdict == pf.PASS and not r.remount, pinned
+    (r,) = rows(with_fstab(facts(), "vers=4"))          # 4.0 may be what it gets
+    assert r.verdict == pf.FAIL
+
+
+def test_mount_without_fstab_line_is_noted_and_nconnect_shown():
+    (r,) = rows(facts())
+    assert r.verdict == pf.PASS and r.nfs == "nfs4 vers=4.1, nconnect=16"
+    assert any("no /etc/fstab line" in n for n in r.notes)
+
+
+def test_only_what_a_remount_fixes_is_remounted():
+    assert rows(facts(mount_line="198.18.10.12:/generic_nfsv3_vol/b1 on /demo type nfs "
+                                 "(rw,vers=3)"))[0].remount
+    (r,) = rows(facts(), ONTAP.replace("9.12.1", "9.11.1"))
+    assert r.verdict == pf.FAIL and not r.remount        # an ONTAP upgrade, not a remount

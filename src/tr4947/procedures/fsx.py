@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 
 SNIP = "aws-fsx/"
+#: The SVM FSX-4 creates (its snippet's --name) and FSX-5's volumes live in.
+SVM_NAME = "svmkafkatest"
 
 
 @dataclass

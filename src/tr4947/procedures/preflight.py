@@ -60,6 +60,7 @@ class BrokerFacts:
     log_dirs: list[str] = field(default_factory=list)
     session_slots: str = ""
     mounts: list[Mount] = field(default_factory=list)
+    fstab: dict[str, dict[str, str]] = field(default_factory=dict)   # mount point -> options
 
     def mount_of(self, path: str) -> Mount | None:
         """The mount a path is on: the longest mount point that contains it."""
@@ -93,12 +94,26 @@ def parse_broker_facts(host: str, text: str) -> BrokerFacts:
         elif key == "session_slots":
             f.session_slots = value
         elif key == "mount" and (m := _MOUNT.match(value)):
-            opts = {}
-            for o in m["opts"].split(","):
-                k, _, v = o.partition("=")
-                opts[k] = v
-            f.mounts.append(Mount(m["src"], m["mp"], m["t"], opts))
+            f.mounts.append(Mount(m["src"], m["mp"], m["t"], _options(m["opts"])))
+        elif key == "fstab" and len(words := value.split()) >= 4 and words[2].startswith("nfs"):
+            f.fstab[words[1]] = _options(words[3])
     return f
+
+
+def _options(text: str) -> dict[str, str]:
+    opts = {}
+    for o in text.split(","):
+        k, _, v = o.partition("=")
+        opts[k] = v
+    return opts
+
+
+def pinned_version(opts: dict[str, str]) -> str:
+    """The NFS version an fstab line asks for ("" when it leaves it to negotiation)."""
+    v = opts.get("vers") or opts.get("nfsvers") or ""
+    if v == "4" and opts.get("minorversion"):
+        v = f"4.{opts['minorversion']}"
+    return v
 
 
 @dataclass
@@ -151,6 +166,8 @@ class Row:
     verdict: str
     fixes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    point: str = ""                 # the mount point the log dir is on ("" when not on NFS)
+    remount: bool = False           # PRE-2 fixes it by pinning NFSv4.1 and mounting again
 
 
 def kernel_verdict(f: BrokerFacts, lab: bool) -> tuple[str, str]:
@@ -182,10 +199,23 @@ def audit_rows(cluster: str, f: BrokerFacts, ontap: OntapFacts, svm: str, lab: b
             continue
         fixes, notes, verdicts = [], [], []
         vers = m.nfs_version
+        line = f.fstab.get(m.point)
+        unpinned = line is not None and pinned_version(line) not in ("4.1", "4.2")
+        remount = vers not in ("4.1", "4.2") or unpinned
         if vers not in ("4.1", "4.2"):
             verdicts.append(FAIL)
             fixes.append(f"mount over NFSv4.1: mount -t nfs -o vers=4.1,nconnect=16 "
-                         f"{m.source} {m.point} (and vers=4.1 in its /etc/fstab line)")
+                         f"{m.source} {m.point} (and vers=4.1 in its /etc/fstab line; "
+                         f"PRE-2 does both)")
+        elif unpinned:
+            # Mounted over 4.x today, but only because the SVM offers it: the same line
+            # mounts NFSv3 after a remount against an SVM that offers only v3.
+            verdicts.append(FAIL)
+            fixes.append(f"pin the version in /etc/fstab: vers=4.1 in the line for {m.point} "
+                         f"(now {','.join(k + ('=' + v if v else '') for k, v in line.items())}), "
+                         "then remount (PRE-2 does both)")
+        if line is None:
+            notes.append("a log dir mount with no /etc/fstab line is not mounted again at boot")
         vol = ontap.volume_of(m.export)
         if vol is None:
             verdicts.append(FAIL)
@@ -196,6 +226,7 @@ def audit_rows(cluster: str, f: BrokerFacts, ontap: OntapFacts, svm: str, lab: b
             vol_name, enabled = vol
             pu = "true" if enabled else "false"
             if not enabled:
+                remount = True      # the client takes the volume's new setting on a new mount
                 verdicts.append(FAIL)
                 fixes.append(f"set -privilege advanced; volume modify -vserver {svm} -volume "
                              f"{vol_name} -is-preserve-unlink-enabled true")
@@ -212,9 +243,11 @@ def audit_rows(cluster: str, f: BrokerFacts, ontap: OntapFacts, svm: str, lab: b
             notes.append(f"NFS session slots {f.session_slots or '-'} (AFF-3 raises them to "
                          f"{SESSION_SLOTS} for throughput; not a safety setting)")
         verdict = FAIL if FAIL in verdicts else CHECK if CHECK in verdicts else PASS
-        rows.append(Row(cluster, f.host, d, f"{m.source} on {m.point}", f"{m.fstype} vers={vers}",
+        nconnect = f", nconnect={m.options['nconnect']}" if m.options.get("nconnect") else ""
+        rows.append(Row(cluster, f.host, d, f"{m.source} on {m.point}",
+                        f"{m.fstype} vers={vers}{nconnect}",
                         vol_name, pu, f"{f.os_id} {f.os_version}, kernel {f.kernel}", verdict,
-                        fixes, notes))
+                        fixes, notes, m.point, remount))
     return rows
 
 
@@ -225,29 +258,107 @@ def cluster_verdict(rows: list[Row]) -> str:
 
 
 # --- reading the target (read-only) ------------------------------------------------------------
-def ontap_facts(t, svm: str):
+def ontap_facts(t, svm: str, needs=None):
     ontap = t.inventory.ontap().name
     r = t.run_snippet(SNIP + "PRE-1-ontap-volumes.ontap", ontap, read_only=True, check=True,
-                      svm=svm)
+                      svm=svm, needs=needs)
     return parse_ontap_facts(r.stdout), r
 
 
-def broker_facts(t, host) -> tuple[BrokerFacts, object]:
+def broker_facts(t, host, needs=None) -> tuple[BrokerFacts, object]:
     r = t.run_snippet(SNIP + "PRE-1-broker-facts.sh", host.name, read_only=True, check=True,
-                      env={"KAFKA_HOME": host.get("kafka_home", "/opt/kafka")})
+                      env={"KAFKA_HOME": host.get("kafka_home", "/opt/kafka")}, needs=needs)
     return parse_broker_facts(host.name, r.stdout), r
 
 
-def audit(t, clusters: list[str] | None = None) -> tuple[list[Row], dict]:
+def audit(t, clusters: list[str] | None = None, *, hosts: list[str] | None = None,
+          svm: str | None = None, log_dirs: list[str] | None = None,
+          needs=None) -> tuple[list[Row], dict]:
     """Every broker log dir of ``clusters`` (default: every Kafka cluster of the inventory):
-    the rows, and the transcripts read (ONTAP's and one broker's) for the record."""
-    clusters = clusters or t.inventory.kafka_clusters()
-    svm = t.inventory.ontap().get("ontap_svm", "svm_kafka")
-    ontap, ontap_r = ontap_facts(t, svm)
+    the rows, and the transcripts read (ONTAP's and one broker's) for the record.
+
+    A chapter audits what it just built: ``hosts`` limits the audit to those hosts (their
+    cluster, or "-" for a host in none, such as FSx's admin client), ``svm`` is the SVM its
+    volumes are in (default: the inventory's ``ontap_svm``), and ``log_dirs`` stands in for
+    ``log.dirs`` on a host whose mounts are meant to become log dirs but no broker uses yet.
+    ``needs``: the steps that built what is audited; while they are only planned (a dry run),
+    so are the audit's reads, and there are no rows."""
+    svm = svm or t.inventory.ontap().get("ontap_svm", "svm_kafka")
+    if hosts:
+        named = set(hosts)
+        within = {c: [h for h in t.kafka_hosts(c) if h.name in named]
+                  for c in t.inventory.kafka_clusters()}
+        found = {h.name for hs in within.values() for h in hs}
+        targets = [(c, h) for c, hs in within.items() if (not clusters or c in clusters)
+                   for h in hs]
+        targets += [("-", t.host(n)) for n in hosts if n not in found]
+    else:
+        targets = [(c, h) for c in clusters or t.inventory.kafka_clusters()
+                   for h in t.kafka_hosts(c)]
+    ontap, ontap_r = ontap_facts(t, svm, needs)
     rows, transcripts = [], {"ontap": ontap_r}
-    for c in clusters:
-        for h in t.kafka_hosts(c):
-            facts, r = broker_facts(t, h)
-            transcripts.setdefault("broker", r)
-            rows.extend(audit_rows(c, facts, ontap, svm, t.kind == "lab"))
+    if ontap_r.planned:
+        return rows, transcripts
+    for c, h in targets:
+        facts, r = broker_facts(t, h, needs)
+        if log_dirs is not None:
+            facts.log_dirs = list(log_dirs)
+        transcripts.setdefault("broker", r)
+        rows.extend(audit_rows(c, facts, ontap, svm, t.kind == "lab"))
     return rows, transcripts
+
+
+# --- PRE-2: making a layout the audit failed safe, in place -------------------------------------
+def fix(t, rb, proc: str, rows: list[Row], *, svm: str | None = None) -> list:
+    """PRE-2: run what the audit's failing rows name. First preserve-unlink on each ONTAP
+    volume without it; then, one host at a time (a rolling change), Kafka stopped if it runs,
+    each failing log dir's mount pinned to NFSv4.1 in /etc/fstab and mounted again, Kafka
+    started and serving before the next host. A mount is remounted also when only its volume
+    changed, so the client picks up the volume as it is now. What no command can change here
+    (the ONTAP release, the client kernel, a log dir on no ONTAP volume) is left for the next
+    audit to report. Every step changes the target: planned unless ``confirm``. Each is
+    recorded under ``proc``; returns the results."""
+    svm = svm or t.inventory.ontap().get("ontap_svm", "svm_kafka")
+    ontap = t.inventory.ontap().name
+    failing = [r for r in rows if r.verdict == FAIL and r.point]
+    out = []
+    for vol in dict.fromkeys(r.volume for r in failing if r.preserve_unlink == "false"):
+        r = t.run_snippet(SNIP + "PRE-2-preserve-unlink.ontap", ontap, check=True, svm=svm,
+                          volume=vol)
+        rb.show(proc, f"PRE-2: preserve-unlink on {vol}", r, prompt="::>")
+        out.append(r)
+    points: dict[str, list[str]] = {}
+    for r in failing:
+        if r.remount and r.point not in points.setdefault(r.host, []):
+            points[r.host].append(r.point)
+    for host, mps in points.items():
+        running = bool(t.kafka_pids(host))
+        if running:
+            out.extend(t.stop_kafka(host))
+        r = t.run_snippet(SNIP + "PRE-2-remount-nfs41.sh", host, check=True,
+                          env={"MOUNTS": " ".join(mps)}, needs=out)
+        rb.show(proc, f"PRE-2 on {host}" + (" (Kafka stopped, then started again)" if running
+                                            else ""), r)
+        out.append(r)
+        if running:
+            out.extend(t.start_kafka(host))
+    return out
+
+
+HEADER = ["Cluster", "Broker", "Log dir", "Mount", "NFS", "Volume", "preserve-unlink", "Client",
+          "Verdict", "Fix"]
+VERDICTS = ("Verdicts: pass (all three conditions hold), FAIL (one does not: the fix column says "
+            "what to run), check (the audit cannot tell, e.g. a non-RHEL kernel), info (not on NFS).")
+
+
+def record(rb, proc: str, title: str, rows: list[Row]) -> str:
+    """Record one audit as the table the preflight chapter shows (one row per log dir, the
+    fixes in their column, the notes under the table) and return its verdict ("safe",
+    "unsafe", "check" or "not on NFS"). Chapters that build a layout end with one."""
+    verdict = cluster_verdict(rows)
+    notes = sorted({n for r in rows for n in r.notes})
+    rb.table(proc, title, HEADER,
+             [[r.cluster, r.host, r.log_dir, r.mount, r.nfs, r.volume, r.preserve_unlink,
+               r.client, r.verdict, "; ".join(r.fixes) or "-"] for r in rows],
+             note=f"Verdict: {verdict}. {VERDICTS}" + (f" Notes: {'; '.join(notes)}" if notes else ""))
+    return verdict
