@@ -48,13 +48,18 @@ if [ "$(cat node_modules/.stamp 2>/dev/null)" != "$want" ]; then
 fi
 
 # --- Apache Kafka jars from Maven Central ----------------------------------------------
-kafka_version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' lab/kafka/pom.xml)
-libs="$cache/kafka-$kafka_version/libs"
-want=$(hash_of lab/kafka/pom.xml)
-if [ "$(cat "$libs/.stamp" 2>/dev/null)" != "$want" ]; then
-  say "resolving Apache Kafka $kafka_version jars from Maven Central into $libs"
-  rm -rf "$libs"
-  mvn -q -B -f lab/kafka/pom.xml dependency:copy-dependencies \
-      -DoutputDirectory="$libs" -DincludeScope=runtime
-  echo "$want" > "$libs/.stamp"
-fi
+# lab/kafka/pom.xml pins the lab's Kafka; pom-<version>.xml the other releases the guide runs
+# (the TR's own 3.2.3 with ZooKeeper, for the functional-validation chapter).
+for pom in lab/kafka/pom.xml lab/kafka/pom-*.xml; do
+  [ -f "$pom" ] || continue
+  kafka_version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")
+  libs="$cache/kafka-$kafka_version/libs"
+  want=$(hash_of "$pom")
+  if [ "$(cat "$libs/.stamp" 2>/dev/null)" != "$want" ]; then
+    say "resolving Apache Kafka $kafka_version jars from Maven Central into $libs"
+    rm -rf "$libs"
+    mvn -q -B -f "$pom" dependency:copy-dependencies \
+        -DoutputDirectory="$libs" -DincludeScope=runtime
+    echo "$want" > "$libs/.stamp"
+  fi
+done

@@ -68,7 +68,9 @@ def reassignment_done(verify_output: str) -> bool:
         return False
     if re.search(r"Reassignment of partition .* failed", verify_output):
         raise RuntimeError("reassignment failed:\n" + verify_output[-1500:])
-    return "is completed" in verify_output or "There is no active reassignment" in verify_output
+    # Kafka 4 says "is completed.", Kafka 3 "is complete."
+    return re.search(r"is complete(d)?\.", verify_output) is not None or \
+        "There is no active reassignment" in verify_output
 
 
 def until(check: Callable[[], T], timeout: float, interval: float = 1.0,

@@ -25,15 +25,40 @@ INVENTORY = REPO / "playbook" / "inventory"
 DOCS = REPO / "docs" / "modules" / "ROOT"
 
 
+KAFKA_POMS = REPO / "lab" / "kafka"
+
+
+def _pom_version(pom: Path) -> str:
+    return re.search(r"<kafka.version>(.+?)</kafka.version>", pom.read_text()).group(1)
+
+
 def kafka_version() -> str:
-    """The Kafka version pinned by lab/kafka/pom.xml (single source of the version)."""
-    pom = (REPO / "lab" / "kafka" / "pom.xml").read_text()
-    return re.search(r"<kafka.version>(.+?)</kafka.version>", pom).group(1)
+    """The lab's Kafka version, pinned by lab/kafka/pom.xml (single source of the version)."""
+    return _pom_version(KAFKA_POMS / "pom.xml")
 
 
-def kafka_libs() -> Path:
-    """Directory holding Kafka's jars, resolved by scripts/setup.sh."""
-    libs = CACHE / f"kafka-{kafka_version()}" / "libs"
+def kafka_versions() -> list[str]:
+    """Every Kafka release the lab can install: the lab's own, then the others the guide runs
+    (lab/kafka/pom-<version>.xml, e.g. the TR's 3.2.3)."""
+    return [kafka_version()] + sorted(_pom_version(p) for p in KAFKA_POMS.glob("pom-*.xml"))
+
+
+def kafka_pom(version: str | None = None) -> Path:
+    """The pom that pins ``version``'s jars."""
+    if version in (None, kafka_version()):
+        return KAFKA_POMS / "pom.xml"
+    pom = KAFKA_POMS / f"pom-{version}.xml"
+    if not pom.exists():
+        raise FileNotFoundError(f"Kafka {version}: the lab installs only "
+                                f"{', '.join(kafka_versions())} (lab/kafka/pom*.xml)")
+    return pom
+
+
+def kafka_libs(version: str | None = None) -> Path:
+    """Directory holding Kafka ``version``'s jars (default: the lab's), resolved by
+    scripts/setup.sh."""
+    kafka_pom(version)
+    libs = CACHE / f"kafka-{version or kafka_version()}" / "libs"
     if not (libs / ".stamp").exists():
         raise FileNotFoundError(
             f"Kafka jars not found in {libs}: run `make setup` (scripts/setup.sh) first")

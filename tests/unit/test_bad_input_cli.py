@@ -37,7 +37,7 @@ CASES = [
     Case("notebook-unknown-chapter", TR + ["notebook", "nosuch"],
          ("unknown notebook", "choose from")),
     Case("notebook-bad-port", TR + ["notebook", "--port", "eighty"], ("--port", "eighty")),
-    Case("runbook-unknown-chapter", RB + ["nosuch", "--status"], ("unknown notebook",)),
+    Case("runbook-unknown-chapter", RB + ["nosuch", "--status"], ("unknown chapter", "functional-validation.kafka-3.2.3")),
     Case("runbook-param-without-value", RB + ["sizing", "-p", "brokers", "--status"],
          ("not NAME=VALUE",)),
     Case("runbook-unknown-param", RB + ["sizing", "-p", "nosuch=1", "--status"],

@@ -65,6 +65,16 @@ def test_reassignment_done():
         kt.reassignment_done("Reassignment of partition __a_demo_topic-0 failed.\n")
 
 
+def test_reassignment_done_reads_kafka_3_wording():
+    """Kafka 3.2.3 (the TR's) says "is complete.", Kafka 4 "is completed."."""
+    assert kt.reassignment_done(
+        "Status of partition reassignment:\n"
+        "Reassignment of partition __a_demo_topic-0 is complete.\n\n"
+        "Clearing broker-level throttles on broker 1\n")
+    assert not kt.reassignment_done("Status of partition reassignment:\n"
+                                    "Reassignment of partition t-0 is incomplete\n")
+
+
 def test_until_returns_the_value_or_times_out():
     calls = iter([0, None, [3]])
     assert kt.until(lambda: next(calls), timeout=5, interval=0) == [3]

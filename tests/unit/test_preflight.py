@@ -111,3 +111,16 @@ def test_only_what_a_remount_fixes_is_remounted():
                                  "(rw,vers=3)"))[0].remount
     (r,) = rows(facts(), ONTAP.replace("9.12.1", "9.11.1"))
     assert r.verdict == pf.FAIL and not r.remount        # an ONTAP upgrade, not a remount
+
+
+def test_the_mount_table_and_fstab_read_the_version_alike():
+    """One reader of NFS versions for the kernel's mount table and for fstab lines:
+    vers=4,minorversion=1 is NFSv4.1 in both; a bare nfs4 mount is 4 (4.0, unsafe)."""
+    m41 = ("198.18.10.11:/kafka_fg_vol01 on /demo type nfs4 "
+           "(rw,vers=4,minorversion=1,addr=198.18.10.11)")
+    (r,) = rows(facts(mount_line=m41))
+    assert r.verdict == pf.PASS and r.nfs.startswith("nfs4 vers=4.1")
+    (r,) = rows(facts(mount_line="198.18.10.11:/kafka_fg_vol01 on /demo type nfs4 (rw)"))
+    assert r.verdict == pf.FAIL and r.nfs == "nfs4 vers=4"
+    assert pf.nfs_version({"nfsvers": "4", "minorversion": "2"}) == "4.2"
+    assert pf.nfs_version({"defaults": ""}) == ""

@@ -1,22 +1,24 @@
 """Apache Kafka on the lab's hosts: an installation at /opt/kafka and a configuration per node.
 
-Kafka's jars come from Maven Central (lab/kafka/pom.xml, resolved by scripts/setup.sh), which
-ships no ``bin/`` scripts: the lab writes its own ``bin/kafka-*.sh`` (and Confluent's names
-without ``.sh``, which the TR also uses) that call the same Java classes as Kafka's scripts,
-so the TR's commands run as printed. ``kafka-server-start.sh -daemon`` and
-``kafka-server-stop.sh`` behave as Kafka's: the broker runs detached, logs to
+Kafka's jars come from Maven Central (lab/kafka/pom.xml for the lab's Kafka, and a pom per
+other release the guide runs, e.g. lab/kafka/pom-3.2.3.xml for the TR's own; resolved by
+scripts/setup.sh), which ship no ``bin/`` scripts: the lab writes its own ``bin/kafka-*.sh``
+(and Confluent's names without ``.sh``, which the TR also uses) that call the same Java classes
+as that release's scripts, so the TR's commands run as printed. ``kafka-server-start.sh
+-daemon`` and ``kafka-server-stop.sh`` behave as Kafka's: the broker runs detached, logs to
 ``$LOG_DIR`` (``/opt/kafka/logs``), and stop signals every ``kafka.Kafka`` JVM of the host
 (each lab host has its own pid namespace, so that is the host's own broker).
 
-Each node's ``server.properties`` is generated from inventory variables: dedicated KRaft
-controllers (``process.roles=controller``, the TR's ZooKeeper ensemble) and broker-only
-nodes, so a standby can take over a broker's ``node.id`` and address without changing the
-quorum. Paths are the host's own (``log.dirs=/demo/broker_demo_1``): no mapping.
+Each node's ``server.properties`` is generated from inventory variables. Kafka 3.3 and later:
+dedicated KRaft controllers (``process.roles=controller``) and broker-only nodes, so a standby
+can take over a broker's ``node.id`` and address without changing the quorum. Before 3.3 (the
+TR ran 3.2.3, when KRaft was not yet production-ready): the same controller hosts run
+ZooKeeper (``zookeeper-server-start.sh``, the TR's ensemble) and brokers register with it
+(``broker.id``, ``zookeeper.connect``). Paths are the host's own
+(``log.dirs=/demo/broker_demo_1``): no mapping.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 import shlex
 from dataclasses import dataclass
@@ -27,8 +29,11 @@ from .. import paths
 from ..inventory import Host
 
 KAFKA_HOME = "/opt/kafka"
-TOOLS = {
-    # wrapper name (as in Kafka's bin/)   -> main class
+ZOOKEEPER_PORT = 2181
+
+# wrapper name (as in Kafka's bin/) -> main class, per release line. Kafka 4 moved the tools
+# from the Scala core (kafka.admin, kafka.tools) to org.apache.kafka.tools.
+TOOLS_4 = {
     "kafka-topics": "org.apache.kafka.tools.TopicCommand",
     "kafka-producer-perf-test": "org.apache.kafka.tools.ProducerPerformance",
     "kafka-consumer-perf-test": "org.apache.kafka.tools.ConsumerPerformance",
@@ -42,7 +47,60 @@ TOOLS = {
     "kafka-broker-api-versions": "org.apache.kafka.tools.BrokerApiVersionsCommand",
     "kafka-storage": "kafka.tools.StorageTool",
 }
+TOOLS_3_2 = {
+    "kafka-topics": "kafka.admin.TopicCommand",
+    "kafka-producer-perf-test": "org.apache.kafka.tools.ProducerPerformance",
+    "kafka-consumer-perf-test": "kafka.tools.ConsumerPerformance",
+    "kafka-reassign-partitions": "kafka.admin.ReassignPartitionsCommand",
+    "kafka-console-consumer": "kafka.tools.ConsoleConsumer",
+    "kafka-console-producer": "kafka.tools.ConsoleProducer",
+    "kafka-consumer-groups": "kafka.admin.ConsumerGroupCommand",
+    "kafka-log-dirs": "kafka.admin.LogDirsCommand",
+    "kafka-get-offsets": "kafka.tools.GetOffsetShell",
+    "kafka-broker-api-versions": "kafka.admin.BrokerApiVersionsCommand",
+    "kafka-storage": "kafka.tools.StorageTool",
+    "zookeeper-shell": "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
+}
 SERVER_MAIN = "kafka.Kafka"
+ZOOKEEPER_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+
+
+def _release(version: str) -> tuple[int, int]:
+    try:
+        major, minor = (int(x) for x in version.split(".")[:2])
+    except ValueError:
+        raise ValueError(f"Kafka version {version!r}: expected MAJOR.MINOR.PATCH") from None
+    return major, minor
+
+
+def uses_zookeeper(version: str) -> bool:
+    """Kafka before 3.3 runs with ZooKeeper (KRaft was early access until 3.3)."""
+    return _release(version) < (3, 3)
+
+
+def tools(version: str) -> dict[str, str]:
+    major, minor = _release(version)
+    if major >= 4:
+        return TOOLS_4
+    if (major, minor) == (3, 2):
+        return TOOLS_3_2
+    raise ValueError(f"Kafka {version}: the lab installs {paths.kafka_version()} or "
+                     f"{', '.join(v for v in paths.kafka_versions() if v != paths.kafka_version())}")
+
+
+def version_vars(host: Host, version: str) -> dict[str, object]:
+    """The inventory variables of a lab node when its cluster runs Kafka ``version``: for a
+    ZooKeeper-era release, no KRaft cluster id (nothing to format) and, on the controller
+    hosts, ZooKeeper's start and stop scripts, port and process."""
+    out: dict[str, object] = {"kafka_version": version}
+    if not uses_zookeeper(version):
+        return out
+    out["kafka_cluster_id"] = None
+    if host.get("kafka_role") == "controller":
+        out.update(kafka_start="bin/zookeeper-server-start.sh -daemon config/zookeeper.properties",
+                   kafka_stop="bin/zookeeper-server-stop.sh",
+                   kafka_controller_port=ZOOKEEPER_PORT, kafka_process="QuorumPeerMain")
+    return out
 
 # Tools are short-lived: C1 only and SerialGC start ~2x faster. The load generator is not:
 # it needs C2 to reach a meaningful rate (JIT warm-up dominates short runs).
@@ -60,12 +118,6 @@ def java_cmd(main: str, args: list[str], jvm: str, log4j: Path | str) -> list[st
     lab's hosts, e.g. the OMB runner's own test broker)."""
     return [java(), *shlex.split(jvm), f"-Dlog4j2.configurationFile={log4j}",
             "-cp", f"{paths.kafka_libs()}/*", main, *args]
-
-
-def cluster_id(cluster: str) -> str:
-    """A stable KRaft cluster id per lab cluster (22 chars of base64url, like `random-uuid`)."""
-    digest = hashlib.sha256(f"tr4947-lab-{cluster}".encode()).digest()[:16]
-    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
 @dataclass
@@ -88,6 +140,15 @@ class Node:
     @property
     def is_controller(self) -> bool:
         return self.role == "controller"
+
+    @property
+    def version(self) -> str:
+        """The Kafka release this node runs (the inventory's kafka_version, or the lab's)."""
+        return str(self.host.get("kafka_version") or paths.kafka_version())
+
+    @property
+    def zookeeper(self) -> bool:
+        return uses_zookeeper(self.version)
 
     @property
     def standby(self) -> bool:
@@ -133,16 +194,24 @@ def _fmt(v) -> str:
 
 def server_properties(node: Node, controllers: list[Node]) -> str:
     """server.properties of a controller or broker (a standby gets broker 1's identity only
-    when it takes over: REC-2 writes that file)."""
-    props: dict[str, object] = {
-        "process.roles": "controller" if node.is_controller else "broker",
-        "node.id": node.node_id,
-        # Static quorum (the TR's fixed ZooKeeper ensemble); so no --standalone at format.
-        "controller.quorum.voters": quorum_voters(controllers),
-        "controller.listener.names": "CONTROLLER",
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-        "log.dirs": ",".join(node.log_dirs()),
-    }
+    when it takes over: REC-2 writes that file). A ZooKeeper-era controller host gets
+    zookeeper_properties() instead."""
+    if node.zookeeper:
+        props: dict[str, object] = {
+            "broker.id": node.node_id,
+            "zookeeper.connect": ",".join(f"{c.address}:{c.port}" for c in controllers),
+            "log.dirs": ",".join(node.log_dirs()),
+        }
+    else:
+        props = {
+            "process.roles": "controller" if node.is_controller else "broker",
+            "node.id": node.node_id,
+            # Static quorum (the TR's fixed ZooKeeper ensemble); so no --standalone at format.
+            "controller.quorum.voters": quorum_voters(controllers),
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs": ",".join(node.log_dirs()),
+        }
     if node.is_controller:
         props["listeners"] = f"CONTROLLER://{node.address}:{node.port}"
     else:
@@ -153,12 +222,38 @@ def server_properties(node: Node, controllers: list[Node]) -> str:
         })
         props.update(node.host.get("kafka_server_properties_common") or {})
         props.update(node.host.get("kafka_server_properties") or {})
-    head = (f"# Lab {node.role} {node.name} of cluster {node.cluster}, generated by "
-            f"tr4947.lab.kafka from playbook inventory variables.\n")
+    head = (f"# Lab {node.role} {node.name} of cluster {node.cluster} (Kafka {node.version}), "
+            "generated by tr4947.lab.kafka from playbook inventory variables.\n")
     return head + "".join(f"{k}={_fmt(v)}\n" for k, v in props.items())
 
 
+def zookeeper_properties(node: Node) -> str:
+    """config/zookeeper.properties of a ZooKeeper-era controller host: Kafka's own sample,
+    listening on the host's address only, data in its first kafka_log_dirs entry."""
+    props = {"dataDir": (node.log_dirs() or ["/var/lib/zookeeper"])[0],
+             "clientPort": node.port, "clientPortAddress": node.address,
+             "maxClientCnxns": 0, "admin.enableServer": False}
+    head = (f"# Lab ZooKeeper {node.name} of cluster {node.cluster} (Kafka {node.version}), "
+            "generated by tr4947.lab.kafka from playbook inventory variables.\n")
+    return head + "".join(f"{k}={_fmt(v)}\n" for k, v in props.items())
+
+
+def _log4j(target: str, level: str) -> str:
+    """Kafka 3's logging configuration (log4j 1 through reload4j), as its config/ holds."""
+    if target == "stderr":
+        appender = ("log4j.appender.out=org.apache.log4j.ConsoleAppender\n"
+                    "log4j.appender.out.Target=System.err\n")
+    else:
+        appender = ("log4j.appender.out=org.apache.log4j.FileAppender\n"
+                    f"log4j.appender.out.File={target}\n")
+    return (f"log4j.rootLogger={level}, out\n" + appender +
+            "log4j.appender.out.layout=org.apache.log4j.PatternLayout\n"
+            "log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n\n"
+            "log4j.logger.kafka.request.logger=WARN\nlog4j.logger.kafka.authorizer.logger=WARN\n")
+
+
 def _log4j2(target: str, level: str) -> str:
+    """Kafka 4's (log4j 2)."""
     if target == "stderr":
         appender = ("appender.out.type = Console\nappender.out.name = OUT\n"
                     "appender.out.target = SYSTEM_ERR\n")
@@ -174,59 +269,78 @@ def _log4j2(target: str, level: str) -> str:
             "logger.authorizer.name = kafka.authorizer.logger\nlogger.authorizer.level = WARN\n")
 
 
+def _daemon_script(head: str, home: str, main: str, out_file: str, usage: str,
+                   heap: str, jvm_opts: str, log_flag: str, libs: Path) -> str:
+    """As Kafka's kafka-server-start.sh / zookeeper-server-start.sh: heap and JVM options
+    from the environment, logs in LOG_DIR, ``-daemon`` detaches (kafka-run-class.sh's nohup
+    ... &) with the console output in LOG_DIR/<out_file>; the working directory does not
+    matter."""
+    return (head + f'LOG_DIR=${{LOG_DIR:-{home}/logs}}; mkdir -p "$LOG_DIR"\n'
+            'daemon=; if [ "$1" = "-daemon" ]; then daemon=1; shift; fi\n'
+            f'if [ $# -lt 1 ]; then echo "USAGE: $0 [-daemon] {usage}" >&2; exit 1; fi\n'
+            f'set -- {java()} ${{KAFKA_HEAP_OPTS:-{heap}}} ${{KAFKA_JVM_PERFORMANCE_OPTS:-{jvm_opts}}} '
+            f'-Dkafka.logs.dir="$LOG_DIR" {log_flag} '
+            f"-cp '{libs}/*' {main} \"$@\"\n"
+            'if [ -n "$daemon" ]; then\n'
+            f'  nohup "$@" >> "$LOG_DIR/{out_file}" 2>&1 < /dev/null &\n'
+            'else\n  exec "$@"\nfi\n')
+
+
+def _stop_script(head: str, pattern: str, what: str) -> str:
+    """As Kafka's kafka-server-stop.sh / zookeeper-server-stop.sh: signal (TERM by default)
+    every JVM of the host running ``pattern``."""
+    return (head + 'SIGNAL=${SIGNAL:-TERM}\n'
+            f"PIDS=$(ps ax | grep -i '{pattern}' | grep java | grep -v grep | awk '{{print $1}}')\n"
+            f'if [ -z "$PIDS" ]; then echo "No {what} to stop"; exit 1; fi\n'
+            'kill -s "$SIGNAL" $PIDS\n')
+
+
 def install_files(heap: str = "-Xmx320m", jvm_opts: str = "-XX:+UseSerialGC",
-                  home: str = KAFKA_HOME) -> dict[str, tuple[str, int]]:
-    """The files of a Kafka installation on a lab host: {host path: (text, mode)}.
-    ``heap``/``jvm_opts``: the defaults of KAFKA_HEAP_OPTS / KAFKA_JVM_PERFORMANCE_OPTS."""
-    libs = paths.kafka_libs()
-    tools_log4j = f"{home}/config/tools-log4j2.properties"
-    files: dict[str, tuple[str, int]] = {
-        f"{home}/config/tools-log4j2.properties": (_log4j2("stderr", "WARN"), 0o644),
-        f"{home}/config/log4j2.properties": (_log4j2("${sys:kafka.logs.dir}/server.log", "INFO"),
-                                             0o644),
-    }
-    head = "#!/bin/sh\n# Lab stand-in for Kafka's bin/{name}.sh (tr4947.lab.kafka): {what}.\n"
-    for name, main in TOOLS.items():
+                  home: str = KAFKA_HOME, version: str | None = None) -> dict[str, tuple[str, int]]:
+    """The files of a Kafka ``version`` installation (default: the lab's) on a lab host:
+    {host path: (text, mode)}. ``heap``/``jvm_opts``: the defaults of KAFKA_HEAP_OPTS /
+    KAFKA_JVM_PERFORMANCE_OPTS."""
+    version = version or paths.kafka_version()
+    libs = paths.kafka_libs(version)
+    zk = uses_zookeeper(version)
+    if zk:                                    # Kafka 3: log4j 1 (reload4j)
+        tools_cfg, server_cfg = f"{home}/config/tools-log4j.properties", \
+            f"{home}/config/log4j.properties"
+        files = {tools_cfg: (_log4j("stderr", "WARN"), 0o644),
+                 server_cfg: (_log4j("${kafka.logs.dir}/server.log", "INFO"), 0o644)}
+        flag = "-Dlog4j.configuration=file:"
+    else:
+        tools_cfg, server_cfg = f"{home}/config/tools-log4j2.properties", \
+            f"{home}/config/log4j2.properties"
+        files = {tools_cfg: (_log4j2("stderr", "WARN"), 0o644),
+                 server_cfg: (_log4j2("${sys:kafka.logs.dir}/server.log", "INFO"), 0o644)}
+        flag = "-Dlog4j2.configurationFile="
+    head = (f"#!/bin/sh\n# Lab stand-in for Kafka {version}'s bin/{{name}}.sh "
+            "(tr4947.lab.kafka): {what}.\n")
+    for name, main in tools(version).items():
         jvm = PERF_JVM if name.startswith("kafka-producer-perf") else TOOL_JVM
         body = (head.format(name=name, what=f"runs {main} as Kafka's script does")
                 + f"exec {java()} ${{KAFKA_OPTS:-{jvm}}} "
-                  f"-Dlog4j2.configurationFile=${{KAFKA_LOG4J_CONFIG:-{tools_log4j}}} "
+                  f"{flag}${{KAFKA_LOG4J_CONFIG:-{tools_cfg}}} "
                   f"-cp '{libs}/*' {main} \"$@\"\n")
         files[f"{home}/bin/{name}.sh"] = (body, 0o755)
-    # As Kafka's kafka-server-start.sh: heap and JVM options from the environment, logs in
-    # LOG_DIR, `-daemon` detaches (kafka-run-class.sh's nohup ... &) with the console output
-    # in LOG_DIR/kafkaServer.out; the working directory does not matter.
-    files[f"{home}/bin/kafka-server-start.sh"] = (
-        head.format(name="kafka-server-start", what="starts kafka.Kafka") +
-        f'LOG_DIR=${{LOG_DIR:-{home}/logs}}; mkdir -p "$LOG_DIR"\n'
-        'daemon=; if [ "$1" = "-daemon" ]; then daemon=1; shift; fi\n'
-        'if [ $# -lt 1 ]; then echo "USAGE: $0 [-daemon] server.properties [--override '
-        'property=value]*" >&2; exit 1; fi\n'
-        f'set -- {java()} ${{KAFKA_HEAP_OPTS:-{heap}}} ${{KAFKA_JVM_PERFORMANCE_OPTS:-{jvm_opts}}} '
-        f'-Dkafka.logs.dir="$LOG_DIR" -Dlog4j2.configurationFile={home}/config/log4j2.properties '
-        f"-cp '{libs}/*' {SERVER_MAIN} \"$@\"\n"
-        'if [ -n "$daemon" ]; then\n'
-        '  nohup "$@" >> "$LOG_DIR/kafkaServer.out" 2>&1 < /dev/null &\n'
-        'else\n  exec "$@"\nfi\n', 0o755)
-    # As Kafka's kafka-server-stop.sh: signal (TERM by default) every kafka.Kafka JVM.
-    files[f"{home}/bin/kafka-server-stop.sh"] = (
-        head.format(name="kafka-server-stop", what="signals the host's kafka.Kafka JVM") +
-        'SIGNAL=${SIGNAL:-TERM}\n'
-        "PIDS=$(ps ax | grep -i 'kafka\\.Kafka' | grep java | grep -v grep | awk '{print $1}')\n"
-        'if [ -z "$PIDS" ]; then echo "No kafka server to stop"; exit 1; fi\n'
-        'kill -s "$SIGNAL" $PIDS\n', 0o755)
+    files[f"{home}/bin/kafka-server-start.sh"] = (_daemon_script(
+        head.format(name="kafka-server-start", what=f"starts {SERVER_MAIN}"), home, SERVER_MAIN,
+        "kafkaServer.out", "server.properties [--override property=value]*", heap, jvm_opts,
+        flag + server_cfg, libs), 0o755)
+    files[f"{home}/bin/kafka-server-stop.sh"] = (_stop_script(
+        head.format(name="kafka-server-stop", what="signals the host's kafka.Kafka JVM"),
+        "kafka\\.Kafka", "kafka server"), 0o755)
+    if zk:
+        files[f"{home}/bin/zookeeper-server-start.sh"] = (_daemon_script(
+            head.format(name="zookeeper-server-start", what=f"starts {ZOOKEEPER_MAIN}"), home,
+            ZOOKEEPER_MAIN, "zookeeper.out", "zookeeper.properties", heap, jvm_opts,
+            flag + server_cfg, libs), 0o755)
+        files[f"{home}/bin/zookeeper-server-stop.sh"] = (_stop_script(
+            head.format(name="zookeeper-server-stop", what="signals the host's ZooKeeper JVM"),
+            "QuorumPeerMain", "zookeeper server"), 0o755)
     for name in list(files):
         if name.startswith(f"{home}/bin/") and name.endswith(".sh"):
             bare = name.removesuffix(".sh")
             files[bare] = files[name]
     return files
-
-
-def start_command(node: Node, home: str = KAFKA_HOME) -> str:
-    """What the inventory's ``kafka_start`` says for a lab node: KRaft storage formatted once
-    with the cluster's id (``--ignore-formatted``: a restart keeps its data), then the TR's
-    ``kafka-server-start.sh -daemon``."""
-    cfg = f"{home}/config/server.properties"
-    return (f"{home}/bin/kafka-storage.sh format --ignore-formatted "
-            f"--cluster-id {node.host.get('kafka_cluster_id', cluster_id(node.cluster))} "
-            f"--config {cfg} > /dev/null && {home}/bin/kafka-server-start.sh -daemon {cfg}")

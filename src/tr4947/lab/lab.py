@@ -289,14 +289,17 @@ class Lab:
         node = kafka.Node(inv_host)
         heap = inv_host.get("kafka_controller_heap_opts" if node.is_controller
                             else "kafka_heap_opts", "-Xmx320m")
+        home = inv_host.get("kafka_home", kafka.KAFKA_HOME)
         for path, (text, mode) in kafka.install_files(
-                heap, inv_host.get("kafka_jvm_opts", "-XX:+UseSerialGC"),
-                inv_host.get("kafka_home", kafka.KAFKA_HOME)).items():
+                heap, inv_host.get("kafka_jvm_opts", "-XX:+UseSerialGC"), home,
+                node.version).items():
             h.write(path, text, mode)
         if inv_host.get("kafka_cluster") and not node.standby:
             ctl = [n for n in self.nodes(node.cluster) if n.is_controller]
-            h.write(f"{inv_host.get('kafka_home', kafka.KAFKA_HOME)}/config/server.properties",
-                    kafka.server_properties(node, ctl))
+            if node.is_controller and node.zookeeper:
+                h.write(f"{home}/config/zookeeper.properties", kafka.zookeeper_properties(node))
+            else:
+                h.write(f"{home}/config/server.properties", kafka.server_properties(node, ctl))
         if "clients" in inv_host.groups:
             omb = inv_host.get("omb_home", "/opt/benchmark")
             for d in ("workloads", "driver-kafka", "payload"):
@@ -460,13 +463,35 @@ class Lab:
 
     def _why_not(self, name: str) -> str:
         """Why a node will not come up: its JVM is gone (with the log tail)."""
+        process = self.inv.host(name).get("kafka_process", r"kafka\.Kafka")
         try:
-            r = self.exec(name, "pgrep -f 'kafka\\.Kafka' >/dev/null || "
+            r = self.exec(name, f"pgrep -f {shlex.quote(process)} >/dev/null || "
                           "{ echo dead; tail -n 20 /opt/kafka/logs/kafkaServer.out "
-                          "/opt/kafka/logs/server.log 2>/dev/null; }", check=False)
+                          "/opt/kafka/logs/zookeeper.out /opt/kafka/logs/server.log "
+                          "2>/dev/null; }", check=False)
         except LabError as exc:
             return str(exc)
         return r.stdout.strip() if r.stdout.startswith("dead") else ""
+
+    def use_kafka_version(self, clusters: Iterable[str], version: str) -> dict[str, dict]:
+        """Let ``clusters`` run Kafka ``version`` (one the lab installs, see
+        paths.kafka_versions) from their next bring-up: their hosts' inventory variables
+        change as an operator's inventory would for that release (a ZooKeeper-era one runs
+        ZooKeeper on the controller hosts), and so do the clients' (their tools are that
+        release's). Returns {host: the variables set}, for a caller
+        that holds its own copy of the inventory."""
+        if version not in paths.kafka_versions():
+            raise LabError(f"Kafka {version}: the lab installs {', '.join(paths.kafka_versions())} "
+                           "(one pom per release in lab/kafka/)")
+        kafka.tools(version)
+        hosts = [h for c in self.clusters(clusters) for h in self.inv.cluster(c)]
+        # The clients run the TR's commands against those clusters: the same release's tools.
+        hosts += self.inv.select("clients") if "clients" in self.inv.groups else []
+        changed = {}
+        for h in hosts:
+            changed[h.name] = kafka.version_vars(h, version)
+            h.vars.update(changed[h.name])
+        return changed
 
     def up(self, clusters: Iterable[str] | None = None, kafka_state: str = "started",
            timeout: float = 300) -> dict:

@@ -50,12 +50,20 @@ def layout(t, records: int) -> Layout:
                   t.inventory.ontap().name, max(1, int(records)))
 
 
-def versions(t, L: Layout) -> dict[str, str]:
-    """What the target itself reports (read-only)."""
+def versions(t, L: Layout, kafka_version: str | None = None) -> dict[str, str]:
+    """What the target itself reports (read-only). With ``kafka_version``, a target whose
+    Kafka tools report another release is refused: the chapter's outcome is filed under the
+    version it was asked to show."""
     kafka = t.run("bin/kafka-topics.sh --version", L.client, read_only=True, check=True)
     ontap = t.run("version", L.ontap, read_only=True, check=True)
-    return {"Kafka (client)": kafka.stdout.split()[0] if kafka.stdout else "?",
-            "ONTAP": ontap.output.strip().splitlines()[-1] if ontap.output.strip() else "?"}
+    found = {"Kafka (client)": kafka.stdout.split()[0] if kafka.stdout else "?",
+             "ONTAP": ontap.output.strip().splitlines()[-1] if ontap.output.strip() else "?"}
+    if kafka_version and not kafka.planned and found["Kafka (client)"] != kafka_version:
+        raise RuntimeError(
+            f"kafka_version={kafka_version!r}, but Kafka's tools on {L.client} report "
+            f"{found['Kafka (client)']}: run the chapter with the version your clusters run "
+            "(or kafka_version=None to take whatever they run)")
+    return found
 
 
 # --- FV-1, FV-2 ---------------------------------------------------------------------------------
@@ -261,7 +269,7 @@ def recover(t, rb, L: Layout, c: str) -> None:
     rb.show("FV-8r", "Find holders", r)
     r = t.run_snippet(SNIP + "FV-8-recover-stop-holder.sh", host, env=env)
     rb.show("FV-8r", "Stop holder", r)
-    r = t.run_snippet(SNIP + "FV-8-recover-restart-broker.sh", host, check=True)
+    r = t.run_snippet(SNIP + "FV-8-recover-restart-broker.sh", host, env=env, check=True)
     rb.show("FV-8r", "Restart the broker", r)
     if r.planned:
         return

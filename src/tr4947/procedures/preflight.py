@@ -22,6 +22,9 @@ SNIP = "preflight/"
 PASS, FAIL, CHECK, INFO = "pass", "FAIL", "check", "info"
 MIN_ONTAP = (9, 12, 1)
 RHEL_LIKE = {"rhel", "centos", "rocky", "almalinux", "ol"}
+#: NFS versions whose client honours preserve-unlink (NFSv4.1 and later; the guide pins 4.1).
+SAFE_VERSIONS = ("4.1", "4.2")
+
 #: The session slot count AFF-3 recommends (ONTAP's default limit; Linux asks for 64).
 SESSION_SLOTS = 180
 
@@ -43,10 +46,10 @@ class Mount:
 
     @property
     def nfs_version(self) -> str:
-        v = self.options.get("vers") or self.options.get("nfsvers")
-        if v:
-            return v
-        return "4" if self.fstype == "nfs4" else "3" if self.fstype == "nfs" else ""
+        """The version in use: as the kernel's mount table names it, else the file system
+        type's own (nfs4: 4, nfs: 3)."""
+        return nfs_version(self.options) or \
+            ("4" if self.fstype == "nfs4" else "3" if self.fstype == "nfs" else "")
 
 
 @dataclass
@@ -108,8 +111,9 @@ def _options(text: str) -> dict[str, str]:
     return opts
 
 
-def pinned_version(opts: dict[str, str]) -> str:
-    """The NFS version an fstab line asks for ("" when it leaves it to negotiation)."""
+def nfs_version(opts: dict[str, str]) -> str:
+    """The NFS version mount options ask for: vers= or nfsvers=, with minorversion= for
+    vers=4 ("" when they leave it to negotiation)."""
     v = opts.get("vers") or opts.get("nfsvers") or ""
     if v == "4" and opts.get("minorversion"):
         v = f"4.{opts['minorversion']}"
@@ -200,9 +204,9 @@ def audit_rows(cluster: str, f: BrokerFacts, ontap: OntapFacts, svm: str, lab: b
         fixes, notes, verdicts = [], [], []
         vers = m.nfs_version
         line = f.fstab.get(m.point)
-        unpinned = line is not None and pinned_version(line) not in ("4.1", "4.2")
-        remount = vers not in ("4.1", "4.2") or unpinned
-        if vers not in ("4.1", "4.2"):
+        unpinned = line is not None and nfs_version(line) not in SAFE_VERSIONS
+        remount = vers not in SAFE_VERSIONS or unpinned
+        if vers not in SAFE_VERSIONS:
             verdicts.append(FAIL)
             fixes.append(f"mount over NFSv4.1: mount -t nfs -o vers=4.1,nconnect=16 "
                          f"{m.source} {m.point} (and vers=4.1 in its /etc/fstab line; "
@@ -239,7 +243,7 @@ def audit_rows(cluster: str, f: BrokerFacts, ontap: OntapFacts, svm: str, lab: b
         elif kv == CHECK:
             verdicts.append(CHECK)
         notes.append(knote)
-        if vers in ("4.1", "4.2") and f.session_slots not in (str(SESSION_SLOTS),):
+        if vers in SAFE_VERSIONS and f.session_slots not in (str(SESSION_SLOTS),):
             notes.append(f"NFS session slots {f.session_slots or '-'} (AFF-3 raises them to "
                          f"{SESSION_SLOTS} for throughput; not a safety setting)")
         verdict = FAIL if FAIL in verdicts else CHECK if CHECK in verdicts else PASS
@@ -258,6 +262,11 @@ def cluster_verdict(rows: list[Row]) -> str:
 
 
 # --- reading the target (read-only) ------------------------------------------------------------
+def default_svm(t, svm: str | None = None) -> str:
+    """The SVM the Kafka volumes are in: the one given, else the inventory's ontap_svm."""
+    return svm or t.inventory.ontap().get("ontap_svm", "svm_kafka")
+
+
 def ontap_facts(t, svm: str, needs=None):
     ontap = t.inventory.ontap().name
     r = t.run_snippet(SNIP + "PRE-1-ontap-volumes.ontap", ontap, read_only=True, check=True,
@@ -283,7 +292,7 @@ def audit(t, clusters: list[str] | None = None, *, hosts: list[str] | None = Non
     ``log.dirs`` on a host whose mounts are meant to become log dirs but no broker uses yet.
     ``needs``: the steps that built what is audited; while they are only planned (a dry run),
     so are the audit's reads, and there are no rows."""
-    svm = svm or t.inventory.ontap().get("ontap_svm", "svm_kafka")
+    svm = default_svm(t, svm)
     if hosts:
         named = set(hosts)
         within = {c: [h for h in t.kafka_hosts(c) if h.name in named]
@@ -318,7 +327,7 @@ def fix(t, rb, proc: str, rows: list[Row], *, svm: str | None = None) -> list:
     (the ONTAP release, the client kernel, a log dir on no ONTAP volume) is left for the next
     audit to report. Every step changes the target: planned unless ``confirm``. Each is
     recorded under ``proc``; returns the results."""
-    svm = svm or t.inventory.ontap().get("ontap_svm", "svm_kafka")
+    svm = default_svm(t, svm)
     ontap = t.inventory.ontap().name
     failing = [r for r in rows if r.verdict == FAIL and r.point]
     out = []
@@ -362,3 +371,26 @@ def record(rb, proc: str, title: str, rows: list[Row]) -> str:
                r.client, r.verdict, "; ".join(r.fixes) or "-"] for r in rows],
              note=f"Verdict: {verdict}. {VERDICTS}" + (f" Notes: {'; '.join(notes)}" if notes else ""))
     return verdict
+
+
+def fix_and_audit(t, rb, proc: str, rows: list[Row], **scope) -> tuple[str | None, list[Row]]:
+    """PRE-2 on the failing ``rows``, then PRE-1 again over the same ``scope`` (audit()'s
+    keyword arguments), recorded under ``proc``: (the new verdict, its rows); (None, [])
+    while the fix is only planned (a real target without confirm)."""
+    done = fix(t, rb, proc, rows, svm=scope.get("svm"))
+    if any(r.planned for r in done):
+        return None, []
+    after, _ = audit(t, **scope)
+    return record(rb, proc, "The audit again, after PRE-2", after), after
+
+
+def check(t, rb, proc: str, title: str, *, repair: bool = True,
+          **scope) -> tuple[str, str | None]:
+    """How a chapter that built a layout ends: PRE-1 over ``scope`` (audit()'s keyword
+    arguments) recorded as ``title``; if that fails and ``repair``, PRE-2 and the audit again.
+    Returns (the verdict, the verdict after PRE-2 or None when it did not run)."""
+    rows, _ = audit(t, **scope)
+    verdict = record(rb, proc, title, rows)
+    if verdict != "unsafe" or not repair:
+        return verdict, None
+    return verdict, fix_and_audit(t, rb, proc, rows, **scope)[0]

@@ -20,6 +20,11 @@ examples:
   tr4947 runbook                               every chapter whose inputs changed, on the lab
   tr4947 runbook --force                       every chapter, on the lab
   tr4947 runbook sizing                        one chapter, even if it is up to date
+  tr4947 runbook functional-validation.kafka-3.2.3
+                                               one variant of a chapter (the same notebook
+                                               with other parameters; on the lab a
+                                               notebook's name runs it with all its
+                                               variants, elsewhere only named ones run)
   tr4947 runbook --status                      what would run, and why (runs nothing)
   tr4947 runbook aws-cvo-storage --target my-cvo
                                                on your own Cloud Volumes ONTAP (dry run: only
@@ -29,7 +34,8 @@ examples:
   tr4947 runbook sizing -p measure_storage=false -p brokers=6
                                                with notebook parameters (YAML values)
 
-Results go to results/<target>/<chapter>.json (one run record per chapter, with provenance);
+Results go to results/<target>/<chapter>.json (one run record per chapter and variant, with
+provenance);
 on the lab with default parameters the executed notebook replaces notebooks/<chapter>.ipynb.
 """
 
@@ -48,7 +54,8 @@ def build_parser() -> Parser:
                "against a target with papermill, and record their results for the guide.",
                epilog=EPILOG)
     p.add_argument("notebooks", nargs="*", metavar="CHAPTER",
-                   help="notebook names (default: every notebook whose inputs changed)")
+                   help="notebook names, or NOTEBOOK.VARIANT (default: every chapter whose "
+                        "inputs changed)")
     p.add_argument("--target", default="lab",
                    help="inventory name under playbook/inventory/ (default: lab)")
     p.add_argument("--confirm", action="store_true",
@@ -89,14 +96,16 @@ def main(argv=None) -> int:
         return refuse("tr4947 runbook", f"--target {args.target}: {exc}")
     try:
         if args.status:
-            nbs = execute.notebooks(args.notebooks or None)
-            for nb in nbs:
-                execute.check_parameters(nb, {**params, "target": args.target})
-            for nb in nbs:
-                _inputs, why = execute.freshness(nb, args.target, params, results)
-                rec = execute.committed(args.target, nb.stem, results)
-                print(f"{nb.stem:<24} " + (f"up to date (run {rec['run']['id']})" if why is None
-                                          else f"would run: {why}"))
+            chs = execute.chapters(args.notebooks or None, lab=execute.is_lab(args.target))
+            for ch in chs:
+                execute.check_parameters(ch.path, {**ch.parameters, **params,
+                                                   "target": args.target})
+            width = max(24, *(len(ch.name) + 1 for ch in chs))
+            for ch in chs:
+                _inputs, why = execute.freshness(ch, args.target, params, results)
+                rec = execute.committed(args.target, ch.name, results)
+                print(f"{ch.name:<{width}} " + (f"up to date (run {rec['run']['id']})"
+                                               if why is None else f"would run: {why}"))
             return 0
         outcomes = execute.run(args.target, args.notebooks or None, force=args.force,
                                parameters=params, results=results)

@@ -1,6 +1,8 @@
 """The runner: which chapters must run, how a notebook runs, and one run = one record.
 
-For each notebook of notebooks/ on a target:
+For each chapter on a target (a notebook of notebooks/ with its default parameters, and each
+variant its metadata declares: the same notebook with other parameters, filed under
+``<notebook>.<variant>``, as the functional-validation chapter on the TR's Kafka 3.2.3):
 
 1. **Up to date?** Its inputs (tr4947.runbook.inputs) are digested and compared with the
    committed run record ``results/<target>/<notebook>.json``. Same digest: the committed
@@ -27,7 +29,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -53,6 +55,54 @@ class Outcome:
     run_id: str = ""
     error: str = ""
     why: str = ""
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One notebook run with one set of parameters, and the name its results are filed
+    under: the notebook's stem, or ``<stem>.<variant>`` for a variant declared in the
+    notebook's metadata (``"tr4947_variants": {"kafka-3.2.3": {"kafka_version": "3.2.3"}}``):
+    papermill's one notebook, several parameter sets."""
+    name: str
+    path: Path
+    parameters: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def variant(self) -> str | None:
+        return self.name[len(self.path.stem) + 1:] or None
+
+
+def as_chapter(chapter: "Chapter | Path") -> Chapter:
+    return chapter if isinstance(chapter, Chapter) else Chapter(Path(chapter).stem, Path(chapter))
+
+
+def variants(path: Path) -> list[Chapter]:
+    """The notebook's default run and the variants its metadata declares."""
+    nb = nbformat.read(path, as_version=4)
+    declared = nb.metadata.get("tr4947_variants") or {}
+    return [Chapter(path.stem, path)] + [Chapter(f"{path.stem}.{v}", path, dict(p))
+                                         for v, p in declared.items()]
+
+
+def chapters(selected: list[str] | None = None, lab: bool = True) -> list[Chapter]:
+    """Every chapter, or the ``selected`` ones: a notebook's name selects it with its
+    variants, ``<notebook>.<variant>`` that variant alone. On a target that is not the lab
+    (``lab=False``) a variant runs only when named: it asks for something the lab builds
+    (e.g. another Kafka release), which a reader's cluster has only if it runs it."""
+    every = [c for p in notebooks() for c in variants(p)]
+    names = {c.name for c in every}
+    unknown = [s for s in selected or () if s not in names]
+    if unknown:
+        raise RunbookError(f"unknown chapter(s): {', '.join(unknown)}; "
+                           f"choose from: {', '.join(c.name for c in every)}")
+    return [c for c in every
+            if (not selected or c.name in selected or c.path.stem in selected)
+            and (lab or not c.variant or c.name in (selected or ()))]
+
+
+def is_lab(target: str) -> bool:
+    from ..inventory import load
+    return load(target).kind == "lab"
 
 
 def notebooks(selected: list[str] | None = None) -> list[Path]:
@@ -135,11 +185,13 @@ def committed(target: str, notebook: str, results: Path = RESULTS) -> dict | Non
     return json.loads(f.read_text()) if f.exists() else None
 
 
-def freshness(path: Path, target: str, parameters: dict,
+def freshness(chapter: "Chapter | Path", target: str, parameters: dict,
               results: Path = RESULTS) -> tuple[Inputs, str | None]:
     """(inputs, why it must run) - why is None when the committed results are current."""
-    inputs = chapter_inputs(path, target, {"confirm": False, **parameters})
-    rec = committed(target, path.stem, results)
+    chapter = as_chapter(chapter)
+    inputs = chapter_inputs(chapter.path, target,
+                            {"confirm": False, **chapter.parameters, **parameters})
+    rec = committed(target, chapter.name, results)
     if rec is None or not rec.get("run"):
         return inputs, "never run"
     run = rec["run"]
@@ -161,9 +213,10 @@ def git(*args: str) -> str:
         return ""
 
 
-def tool_versions(kind: str) -> dict[str, str]:
+def tool_versions(kind: str, parameters: dict | None = None) -> dict[str, str]:
     import importlib.metadata as md
-    out = {"Kafka": paths.kafka_version(), "Python": sys.version.split()[0]}
+    out = {"Kafka": (parameters or {}).get("kafka_version") or paths.kafka_version(),
+           "Python": sys.version.split()[0]}
     try:
         java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
         m = re.search(r'version "([^"]+)"', java)
@@ -193,7 +246,8 @@ def _provenance(run_id: str, inputs: Inputs, header: dict, started: str) -> dict
             "started": started, "finished": header.get("finished"),
             "commit": head, "inputs_changed_since_commit": dirty,
             "digest": inputs.digest, "inputs": inputs.files,
-            "parameters": inputs.parameters, "versions": tool_versions(header.get("kind", "lab"))}
+            "parameters": inputs.parameters,
+            "versions": tool_versions(header.get("kind", "lab"), inputs.parameters)}
 
 
 def _write_json(path: Path, doc: dict) -> None:
@@ -216,17 +270,18 @@ def strip_volatile_metadata(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 # --- running -------------------------------------------------------------------------------------------
-def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.stderr,
-            timeout_s: float | None = None, results: Path = RESULTS) -> Outcome:
+def run_one(chapter: "Chapter | Path", target: str, parameters: dict, inputs: Inputs,
+            out=sys.stderr, timeout_s: float | None = None, results: Path = RESULTS) -> Outcome:
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
-    name = path.stem
+    chapter = as_chapter(chapter)
+    path, name = chapter.path, chapter.name
     run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + pysecrets.token_hex(3)
     stage = paths.BUILD / "runs" / run_id
     stage.mkdir(parents=True, exist_ok=True)
     executed = stage / path.name
-    params = {"target": target, "results_dir": str(stage), **parameters}
+    params = {"target": target, "results_dir": str(stage), **chapter.parameters, **parameters}
     started = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
     t0 = time.monotonic()
     try:
@@ -242,12 +297,14 @@ def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.s
         return _failed(name, target, run_id, time.monotonic() - t0, executed,
                        f"{type(exc).__name__}: {last}", out, results)
     seconds = time.monotonic() - t0
-    rec_file = stage / f"{name}.records.json"
+    rec_file = stage / f"{path.stem}.records.json"
     if not rec_file.exists():
         return _failed(name, target, run_id, seconds, executed,
                        f"the notebook wrote no records ({rec_file.name})", out, results)
     recs = json.loads(rec_file.read_text())
-    doc = {"notebook": name, "chapter": recs["header"]["chapter"],
+    # A variant's results are its own chapter's: its partials sit beside the default run's.
+    doc = {"notebook": path.stem, "chapter": recs["header"]["chapter"]
+           + (f".{chapter.variant}" if chapter.variant else ""),
            "run": _provenance(run_id, inputs, recs["header"], started),
            "records": recs["records"]}
     nb = strip_volatile_metadata(nbformat.read(executed, as_version=4))
@@ -255,14 +312,15 @@ def run_one(path: Path, target: str, parameters: dict, inputs: Inputs, out=sys.s
     # One run, one record: the record and the notebook are replaced together, each atomically.
     _write_json(record_path(target, name, results), doc)
     nbformat.write(nb, executed)
-    default_params = set(parameters) <= {"confirm"} and not parameters.get("confirm")
+    default_params = (not chapter.parameters and set(parameters) <= {"confirm"}
+                      and not parameters.get("confirm"))
     # The committed notebook carries the committed record's run: only a run that writes the
     # committed results (not a test's or a benchmark's own results root) replaces it.
     if target == "lab" and default_params and Path(results).resolve() == RESULTS.resolve():
         tmp = path.with_suffix(".tmp")
         nbformat.write(nb, tmp)
         os.replace(tmp, path)
-    kept = paths.BUILD / "notebooks" / target_label(target) / path.name
+    kept = paths.BUILD / "notebooks" / target_label(target) / f"{name}.ipynb"
     kept.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(executed, kept)
     shutil.rmtree(stage, ignore_errors=True)
@@ -290,26 +348,26 @@ def run(target: str = "lab", selected: list[str] | None = None, force: bool = Fa
         parameters: dict | None = None, out=sys.stderr,
         results: Path = RESULTS) -> list[Outcome]:
     parameters = dict(parameters or {})
-    nbs = notebooks(selected)
-    for nb in nbs:
-        check_parameters(nb, {**parameters, "target": target})
+    chs = chapters(selected, lab=is_lab(target))
+    for ch in chs:
+        check_parameters(ch.path, {**ch.parameters, **parameters, "target": target})
     outcomes: list[Outcome] = []
-    for i, path in enumerate(nbs, 1):
-        inputs, why = freshness(path, target, parameters, results)
+    for i, ch in enumerate(chs, 1):
+        inputs, why = freshness(ch, target, parameters, results)
         if force or selected:
             why = why or ("forced" if force else "named on the command line")
-        rec = committed(target, path.stem, results)
+        rec = committed(target, ch.name, results)
         if why is None:
-            print(f"[{i}/{len(nbs)}] {path.stem}: up to date (run {rec['run']['id']})", file=out)
-            outcomes.append(Outcome(path.stem, "up-to-date", 0.0, rec["run"]["id"]))
+            print(f"[{i}/{len(chs)}] {ch.name}: up to date (run {rec['run']['id']})", file=out)
+            outcomes.append(Outcome(ch.name, "up-to-date", 0.0, rec["run"]["id"]))
             continue
-        print(f"[{i}/{len(nbs)}] {path.stem} on {target}: runs ({why})", file=out, flush=True)
+        print(f"[{i}/{len(chs)}] {ch.name} on {target}: runs ({why})", file=out, flush=True)
         try:
-            o = run_one(path, target, parameters, inputs, out, results=results)
+            o = run_one(ch, target, parameters, inputs, out, results=results)
         except KeyboardInterrupt:
             # Ctrl-C or SIGTERM mid-chapter: the record says so, the lab goes down, and the
             # interrupt carries on to the caller (nothing else runs).
-            _failed(path.stem, target, "interrupted", 0.0, Path("-"), "interrupted (Ctrl-C or "
+            _failed(ch.name, target, "interrupted", 0.0, Path("-"), "interrupted (Ctrl-C or "
                     "SIGTERM) before the chapter finished", out, results)
             _leave_lab_clean(target, out)
             raise

@@ -12,7 +12,8 @@ found from the files themselves (nothing is listed by hand):
 * the target's inventory (its files, and for a real target never a secret: inventories hold
   none, see tr4947.secrets);
 * the pins of the environment: requirements.txt, pyproject.toml, lab/kafka/pom.xml (Kafka's
-  version) and scripts/apt-packages.txt (the Debian packages);
+  version) and scripts/apt-packages.txt (the Debian packages); for a run given another
+  ``kafka_version``, that release's lab/kafka/pom-<version>.xml;
 * the parameters the run was given.
 
 The digest (sha256 over all of it) decides whether a chapter's committed results are still
@@ -211,6 +212,14 @@ def chapter_inputs(notebook: Path, target: str, parameters: dict | None = None) 
         f = paths.REPO / pin
         if f.exists():
             files[pin] = _hash(f.read_bytes())
+    # A run on another Kafka release than the lab's (kafka_version): that release's pins too.
+    version = (parameters or {}).get("kafka_version")
+    if version and version != paths.kafka_version():
+        try:
+            pom = paths.kafka_pom(version)
+            files[_rel(pom)] = _hash(pom.read_bytes())
+        except FileNotFoundError:
+            pass                       # a real target's own release: nothing of ours pins it
     params = {k: v for k, v in (parameters or {}).items() if k != "results_dir"}
     return Inputs(files, params, label)
 

@@ -247,9 +247,10 @@ class Target(KafkaOperations):
 
     # --- bring-up and tear-down (the lab builds; a real target is there already) --------------
     def provision(self, clusters: Iterable[str] = (), kafka: str = "installed",
-                  fresh: bool = False) -> str:
+                  fresh: bool = False, kafka_version: str | None = None) -> str:
         """Make sure the hosts a chapter needs exist. A real target has them: nothing is
-        changed, the answer says so."""
+        changed, the answer says so (``kafka_version`` is whatever the clusters run; a
+        chapter that needs a particular one checks what they report)."""
         return f"target {self.name}: using the systems its inventory describes"
 
     def release(self) -> str:

@@ -8,6 +8,7 @@ inventory can change for a site (defaults are Kafka's own scripts, see tr4947.ka
     kafka_start          how to start it                                       bin/kafka-server-start.sh -daemon config/server.properties
     kafka_stop           how to stop it                                        bin/kafka-server-stop.sh
     kafka_cluster_id     KRaft: the cluster id storage is formatted with before a start
+    kafka_process        what `pgrep -f` finds of it (ZooKeeper: QuorumPeerMain)  kafka.Kafka
     kafka_port           the broker's listener port                            9092
     kafka_interface      the interface a broker's address lives on             eth0
     kafka_prefix         that address's prefix length                         24
@@ -50,10 +51,14 @@ class KafkaOperations:
         return [self.host(h).name for h in hosts]
 
     # --- processes ------------------------------------------------------------------------------
+    def _process(self, host: str) -> str:
+        return self.host(host).get("kafka_process", KAFKA_PROCESS)
+
     def kafka_pids(self, host: str) -> list[int]:
-        """The host's Kafka JVM(s), as `pgrep` on the host sees them (read-only)."""
-        r = self.run(f"pgrep -f {shlex.quote(KAFKA_PROCESS)} || true", host, read_only=True,
-                     check=True)
+        """The host's Kafka JVM(s) (or ZooKeeper's, on a ZooKeeper host), as `pgrep` on the
+        host sees them (read-only)."""
+        r = self.run(f"pgrep -f {shlex.quote(self._process(host))} || true", host,
+                     read_only=True, check=True)
         return [int(p) for p in r.stdout.split() if p.isdigit()]
 
     def start_kafka(self, hosts: str | Iterable[str], wait: bool = True,
@@ -82,7 +87,7 @@ class KafkaOperations:
         names = self._names(hosts)
         for n in names:
             h = self.host(n)
-            cmd = (f"pkill -KILL -f {shlex.quote(KAFKA_PROCESS)}" if kill else
+            cmd = (f"pkill -KILL -f {shlex.quote(self._process(n))}" if kill else
                    f"cd {shlex.quote(h.get('kafka_home', kafka_tools.KAFKA_HOME))} && "
                    f"{h.get('kafka_stop', kafka_tools.KAFKA_STOP)}")
             out.append(self.run(cmd, n))

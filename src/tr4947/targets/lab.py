@@ -99,11 +99,17 @@ class LabTarget(Target):
 
     # --- bring-up and tear-down ---------------------------------------------------------------------
     def provision(self, clusters: Iterable[str] = (), kafka: str = "installed",
-                  fresh: bool = False) -> str:
+                  fresh: bool = False, kafka_version: str | None = None) -> str:
         """Bring up the storage side, the clients and ``clusters``' hosts; with
         ``kafka="started"`` also their volumes, mounts and Kafka. ``fresh``: a lab already
-        running is taken down first (a chapter that creates volumes needs a clean one)."""
+        running is taken down first (a chapter that creates volumes needs a clean one).
+        ``kafka_version``: ``clusters`` run that Kafka release instead of the lab's (hosts
+        are built for it, so a running lab is taken down first, as with ``fresh``)."""
         was_up = bool(self.lab.running())
+        if kafka_version:
+            for name, values in self.lab.use_kafka_version(clusters, kafka_version).items():
+                self.inventory.hosts[name].vars.update(values)
+            fresh = True
         if fresh and was_up:
             self.lab.down()
             was_up = False
