@@ -24,7 +24,7 @@ site: setup
 # Build the site from what is committed/rendered, without running anything.
 site-only: setup
 	@$(ANTORA) antora-playbook.yml
-	@echo "Site built: open file://$(CURDIR)/build/site/index.html"
+	@echo "Site built: open file://$(CURDIR)/build/site/index.html (French: build/site/tr4947/fr/index.html, Japanese: build/site/tr4947/ja/index.html)"
 
 # nbval re-executes only the notebooks whose inputs changed since their committed results.
 test: setup

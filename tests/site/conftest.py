@@ -12,7 +12,7 @@ SITE = paths.BUILD / "site"
 
 def build_site() -> subprocess.CompletedProcess:
     return subprocess.run(["npx", "--no-install", "antora", "antora-playbook.yml"],
-                          cwd=paths.REPO, capture_output=True, text=True, timeout=300)
+                          cwd=paths.REPO, capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="session")

@@ -35,6 +35,18 @@ def open_page(browser, url, **ctx):
 
 
 def test_every_page_renders_cleanly(browser, pages):
+    renders_cleanly(browser, pages)
+
+
+@pytest.mark.parametrize("edition", ["fr", "ja"])
+def test_every_translated_page_renders_cleanly(browser, site, edition):
+    """The translated mermaid labels still parse, images and copy buttons are all there."""
+    translated = sorted((site / "tr4947" / edition).glob("*.html"))
+    assert len(translated) == len(list((site / "tr4947").glob("*.html")))
+    renders_cleanly(browser, translated)
+
+
+def renders_cleanly(browser, pages):
     for path in pages:
         context, page, problems = open_page(browser, path.as_uri())
         # mermaid diagrams become SVG (wait for the asynchronous render)
@@ -43,6 +55,11 @@ def test_every_page_renders_cleanly(browser, pages):
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.mermaid')].every(e => e.querySelector('svg'))",
                 timeout=60000)  # generous: the machine may be busy
+            # A diagram mermaid cannot parse still becomes an SVG: its error diagram.
+            errors = page.evaluate("() => [...document.querySelectorAll('.mermaid')].filter(e =>"
+                                   " e.querySelector('svg[aria-roledescription=error]') ||"
+                                   " /Syntax error/.test(e.textContent)).length")
+            assert errors == 0, f"{path.name}: {errors} mermaid diagram(s) failed to parse"
         # images loaded
         broken = page.evaluate("() => [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
         # every listing has a copy button; known languages are highlighted
@@ -116,3 +133,68 @@ def test_results_are_labelled_with_provenance(browser, site):
     prov = page.locator(".exampleblock.result .provenance").first.inner_text()
     assert "target" in prov and "commit" in prov and "not from NetApp hardware" in prov
     context.close()
+
+
+# --- the French and Japanese editions -------------------------------------------------------
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def listings(page) -> list[str]:
+    return page.evaluate("() => [...document.querySelectorAll('.listingblock pre')]"
+                         ".map(p => p.innerText)")
+
+
+def test_editions_share_code_and_switch_to_the_same_chapter(browser, site):
+    """A French and a Japanese page: translated headings, the English page's code blocks
+    unchanged, and the language switch lands on the same chapter in the other edition."""
+    ctx, en, _ = open_page(browser, (site / "tr4947" / "functional-validation.html").as_uri())
+    en_h1, en_code = en.inner_text("h1"), listings(en)
+    ctx.close()
+    ctx, fr, problems = open_page(browser, (site / "tr4947/fr/functional-validation.html").as_uri())
+    assert fr.get_attribute("html", "lang") == "fr"
+    fr_h1 = fr.inner_text("h1")
+    assert fr_h1 != en_h1 and "validation" in fr_h1.lower()
+    assert listings(fr) == en_code and len(en_code) > 10
+    assert fr.locator(".toc .toc-title").inner_text() == "Sur cette page"
+    fr.click(".language-switch a[hreflang=ja]")
+    fr.wait_for_load_state("load")
+    assert fr.url.endswith("/tr4947/ja/functional-validation.html"), fr.url
+    assert fr.get_attribute("html", "lang") == "ja"
+    assert JAPANESE.search(fr.inner_text("h1")), fr.inner_text("h1")
+    assert listings(fr) == en_code
+    fr.click(".language-switch a[hreflang=en]")
+    fr.wait_for_load_state("load")
+    assert fr.url.endswith("/tr4947/functional-validation.html"), fr.url
+    assert problems == []
+    ctx.close()
+
+
+@pytest.mark.parametrize("lang,term,chapter", [
+    ("fr", "courtier", "broker-recovery.html"),
+    ("ja", "ブローカー", "broker-recovery.html"),
+])
+def test_search_stays_in_the_readers_edition(browser, site, lang, term, chapter):
+    """A French term finds French pages, a Japanese term Japanese pages (the index holds
+    every edition, each with its language's stemmer or segmenter); none from another one."""
+    ctx, page, problems = open_page(browser, (site / "tr4947" / lang / "index.html").as_uri())
+    page.fill("#search-input", term)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".search-result-item a", timeout=10000)
+    links = page.evaluate("() => [...document.querySelectorAll('.search-result-item a')]"
+                          ".map(a => a.href)")
+    assert links and all(f"/tr4947/{lang}/" in l for l in links), links
+    assert any(l.split("#")[0].endswith(chapter) for l in links), links
+    assert problems == []
+    ctx.close()
+
+
+def test_labels_around_results_follow_the_edition(browser, site):
+    ctx, page, _ = open_page(browser, (site / "tr4947/fr/aws-fsx.html").as_uri())
+    label = page.evaluate("() => getComputedStyle(document.querySelector("
+                          "'.exampleblock.result.lab > .title'), '::before').content")
+    assert "RÉSULTAT DU LAB" in label
+    block = page.locator(".exampleblock.result.lab > .title").first.inner_text()
+    assert block.startswith("Résultat du lab")
+    prov = page.locator(".exampleblock.result .provenance").first.inner_text()
+    assert "non de matériel NetApp" in prov and "{label-" not in page.content()
+    ctx.close()

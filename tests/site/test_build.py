@@ -97,15 +97,71 @@ def missing_titles(source: str, html: str) -> list[str]:
             {re.sub(r"\{[\w-]+\}", "", r) for r in rendered}]
 
 
+#: Each edition's pages and where the site puts them (the French and Japanese editions are
+#: versions fr and ja of the component).
+EDITIONS = {"": paths.DOCS / "pages", "fr": paths.REPO / "docs/fr/modules/ROOT/pages",
+            "ja": paths.REPO / "docs/ja/modules/ROOT/pages"}
+
+
 def test_every_section_title_renders_as_a_heading(site):
-    """A title line right after a paragraph line is body text to Asciidoctor, silently."""
+    """A title line right after a paragraph line is body text to Asciidoctor, silently
+    (in every edition: a translation can glue a title to a paragraph too)."""
     bad = {}
-    for page in sorted((paths.DOCS / "pages").glob("*.adoc")):
-        html = (site / "tr4947" / f"{page.stem}.html").read_text()
-        miss = missing_titles(page.read_text(), html)
-        if miss:
-            bad[page.name] = miss
+    for version, pages in EDITIONS.items():
+        for page in sorted(pages.glob("*.adoc")):
+            html = (site / "tr4947" / version / f"{page.stem}.html").read_text()
+            miss = missing_titles(page.read_text(), html)
+            if miss:
+                bad[f"{version or 'en'}/{page.name}"] = miss
     assert bad == {}
+
+
+# --- the editions' PDFs ---------------------------------------------------------------------
+def edition_pdf(site, version: str):
+    """An edition's PDF: Antora Assembler names it after the edition's title, and the
+    edition's antora.yml says that name (page-pdf) for the header's link."""
+    import yaml
+    descriptor = paths.REPO / ("docs/" + version if version else "") / "antora.yml"
+    name = yaml.safe_load(descriptor.read_text())["asciidoc"]["attributes"]["page-pdf"]
+    return site / "tr4947" / version / name
+
+
+def test_every_edition_has_its_pdf_and_every_page_links_it(site):
+    from html import unescape
+    for version in EDITIONS:
+        pdf_file = edition_pdf(site, version)
+        assert pdf_file.stat().st_size > 100_000, pdf_file
+        for page in (site / "tr4947" / version).glob("*.html"):
+            links = re.findall(r'class="pdf-link" href="([^"]+)"', page.read_text())
+            assert links, page
+            assert (page.parent / unescape(links[0])).resolve() == pdf_file.resolve(), page
+
+
+def test_the_japanese_pdf_shows_japanese(site, tmp_path):
+    """A page of the Japanese PDF rendered to PNG (pdftoppm) has ink on it, and its text layer
+    holds the Japanese of the pages, with no replacement characters (a missing glyph)."""
+    import subprocess
+    pdf_file = edition_pdf(site, "ja")
+    reader = PdfReader(pdf_file)
+    text = " ".join((p.extract_text() or "") for p in reader.pages[:40])
+    japanese = re.findall(r"[\u3040-\u30ff\u4e00-\u9fff]", text)
+    assert len(japanese) > 2000, f"{len(japanese)} Japanese characters in the text layer"
+    assert "\ufffd" not in text
+    fonts = subprocess.run(["pdffonts", str(pdf_file)], capture_output=True, text=True).stdout
+    assert "IPAexGothic" in fonts, fonts
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "3", "-l", "3", str(pdf_file),
+                    str(tmp_path / "page")], check=True)
+    png = next(tmp_path.glob("page*.png"))
+    from PIL import Image
+    img = Image.open(png).convert("L")
+    dark = sum(img.histogram()[:128])
+    assert dark > 2000, f"page 3 of the Japanese PDF is nearly blank ({dark} dark pixels)"
+
+
+def test_the_french_pdf_is_french(site):
+    reader = PdfReader(edition_pdf(site, "fr"))
+    text = " ".join((p.extract_text() or "") for p in reader.pages[:30])
+    assert "courtier" in text and "Validation fonctionnelle" in text
 
 
 def test_the_title_check_sees_a_title_glued_to_a_paragraph():

@@ -1,5 +1,6 @@
 """Run records become generated partials and charts at build time, with provenance and labels."""
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -8,6 +9,15 @@ from tr4947.results import render
 from tr4947.runbook import record
 
 PARTIALS = render.MODULE / "partials" / "results"
+
+
+def read(partial) -> str:
+    """A generated partial as the English edition shows it: its {label-...} references
+    resolved with the English component descriptor's attributes (each edition has its own)."""
+    import yaml
+    from tr4947 import paths
+    attrs = yaml.safe_load((paths.REPO / "antora.yml").read_text())["asciidoc"]["attributes"]
+    return re.sub(r"\{(label-[\w-]+)\}", lambda m: attrs[m.group(1)], partial.read_text())
 IMAGES = render.MODULE / "images" / "results"
 
 
@@ -40,7 +50,7 @@ def test_partials_with_provenance_labels_and_escaping(tmp_path):
     run_record(tmp_path / "results", "lab")
     out = tmp_path / "gen"
     render.render_all(tmp_path / "results", out)
-    fv3 = (out / PARTIALS / "lab/functional-validation/FV-3.adoc").read_text()
+    fv3 = read(out / PARTIALS / "lab/functional-validation/FV-3.adoc")
     assert "[.result.lab]" in fv3
     assert "broker1 $ kafka-topics.sh --describe --topic t" in fv3
     # The output contains a line '----': the listing fence must be longer than it.
@@ -48,13 +58,13 @@ def test_partials_with_provenance_labels_and_escaping(tmp_path):
     assert "[.provenance]" in fv3 and "target `lab` (lab)" in fv3 and "Kafka 4.1.1" in fv3
     assert "scale=0.01" in fv3 and "not from NetApp hardware" in fv3
     assert "{repo-url}/commit/" + "a" * 40 in fv3          # the commit resolves to a link
-    fv7 = (out / PARTIALS / "lab/functional-validation/FV-7.adoc").read_text()
+    fv7 = read(out / PARTIALS / "lab/functional-validation/FV-7.adoc")
     assert "down\\|x" in fv7                                # table cell pipes escaped
     ET.parse(out / IMAGES / "lab/functional-validation/FV-4-1.svg")   # a well-formed SVG
     assert "image::results/lab/functional-validation/FV-4-1.svg" in \
-        (out / PARTIALS / "lab/functional-validation/FV-4.adoc").read_text()
+        read(out / PARTIALS / "lab/functional-validation/FV-4.adoc")
     # A clustershell transcript from the lab is labelled as the stand-in's output.
-    assert "ONTAP stand-in" in (out / PARTIALS / "lab/functional-validation/FV-5.adoc").read_text()
+    assert "ONTAP stand-in" in read(out / PARTIALS / "lab/functional-validation/FV-5.adoc")
 
 
 def test_real_target_is_not_labelled_stand_in_and_follows_lab(tmp_path):
@@ -62,10 +72,10 @@ def test_real_target_is_not_labelled_stand_in_and_follows_lab(tmp_path):
     run_record(tmp_path / "results", "aff", kind="real")
     out = tmp_path / "gen"
     render.render_all(tmp_path / "results", out)
-    real = (out / PARTIALS / "aff/functional-validation/FV-5.adoc").read_text()
+    real = read(out / PARTIALS / "aff/functional-validation/FV-5.adoc")
     assert "[.result.real]" in real and "real target `aff`" in real
     assert "stand-in" not in real
-    agg = (out / PARTIALS / "functional-validation/FV-3.adoc").read_text().splitlines()
+    agg = read(out / PARTIALS / "functional-validation/FV-3.adoc").splitlines()
     includes = [line for line in agg if line.startswith("include::")]
     assert includes == ["include::partial$results/lab/functional-validation/FV-3.adoc[]",
                         "include::partial$results/aff/functional-validation/FV-3.adoc[]"]
@@ -77,7 +87,7 @@ def test_last_failure_is_said_above_kept_results(tmp_path):
         "error": "cell 4: RuntimeError: broker 2 did not start"})
     out = tmp_path / "gen"
     render.render_all(tmp_path / "results", out)
-    fv3 = (out / PARTIALS / "lab/functional-validation/FV-3.adoc").read_text()
+    fv3 = read(out / PARTIALS / "lab/functional-validation/FV-3.adoc")
     assert fv3.index("[WARNING]") < fv3.index("[.result.lab]")
     assert "broker 2 did not start" in fv3 and "20261124T000000Z-lab" in fv3
 
@@ -126,9 +136,9 @@ def test_a_result_no_run_recorded_gets_a_placeholder_not_a_broken_build(tmp_path
         "last_failure": {"run_id": "r1", "at": "t", "error": "boom"}}))
     out = tmp_path / "gen"
     render.render_all(results, out, pages)
-    fv9 = (out / PARTIALS / "functional-validation/FV-9.adoc").read_text()
-    assert "No result of FV-9 has been recorded yet" in fv9 and "boom" in fv9
-    assert "No result" not in (out / PARTIALS / "functional-validation/FV-3.adoc").read_text()
+    fv9 = read(out / PARTIALS / "functional-validation/FV-9.adoc")
+    assert "No result recorded yet: FV-9" in fv9 and "boom" in fv9
+    assert "No result" not in read(out / PARTIALS / "functional-validation/FV-3.adoc")
 
 
 def test_log_chart_with_an_all_zero_series_draws_no_empty_path(tmp_path):
@@ -143,3 +153,29 @@ def test_log_chart_with_an_all_zero_series_draws_no_empty_path(tmp_path):
     paths = list(ET.fromstring(svg).iter(f"{ns}path"))
     assert paths and all(p.get("d") for p in paths)
     assert "consumers (paused): all 0" in svg
+
+
+def test_a_variants_results_sit_beside_the_default_runs(tmp_path):
+    """functional-validation.kafka-3.2.3 (the notebook run on the TR's Kafka) renders into
+    its own partials, titled with the variant, and a page may include both."""
+    results = tmp_path / "results"
+    run_record(results, "lab")
+    f = run_record(results, "lab", chapter="functional-validation.kafka-3.2.3")
+    f.rename(f.with_name("functional-validation.kafka-3.2.3.json"))
+    run_record(results, "lab")
+    out = tmp_path / "gen"
+    render.render_all(results, out)
+    v = read(out / PARTIALS / "lab/functional-validation.kafka-3.2.3/FV-7.adoc")
+    assert ".Lab result: FV-7 (variant kafka-3.2.3)" in v
+    assert "from results/lab/functional-validation.kafka-3.2.3.json" in v
+    d = read(out / PARTIALS / "lab/functional-validation/FV-7.adoc")
+    assert ".Lab result: FV-7\n" in d
+    # A page's include of a variant partial is found (a dotted chapter name), so a variant
+    # never run gets a placeholder instead of a broken include.
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "p.adoc").write_text(
+        "include::partial$results/functional-validation.kafka-9.9.9/FV-7.adoc[]\n")
+    render.render_all(results, out, pages)
+    assert "No result recorded yet: FV-7" in read(out / PARTIALS / "functional-validation.kafka-9.9.9/FV-7.adoc"
+                                   )

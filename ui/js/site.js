@@ -16,6 +16,14 @@
     })
   }
 
+  // --- the words this script adds, in the page's edition (<html lang>) ------------------
+  var WORDS = {
+    en: { copy: 'Copy', copyLabel: 'Copy to clipboard', copied: 'Copied', select: 'Select and copy' },
+    fr: { copy: 'Copier', copyLabel: 'Copier dans le presse-papiers', copied: 'Copié', select: 'Sélectionnez et copiez' },
+    ja: { copy: 'コピー', copyLabel: 'クリップボードにコピー', copied: 'コピーしました', select: '選択してコピーしてください' },
+  }
+  var words = WORDS[document.documentElement.lang] || WORDS.en
+
   // --- copy buttons -------------------------------------------------------------------
   function copyText (text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text)
@@ -38,11 +46,11 @@
     var btn = document.createElement('button')
     btn.type = 'button'
     btn.className = 'copy-button'
-    btn.textContent = 'Copy'
-    btn.setAttribute('aria-label', 'Copy to clipboard')
+    btn.textContent = words.copy
+    btn.setAttribute('aria-label', words.copyLabel)
     btn.addEventListener('click', function () {
-      copyText(pre.innerText).then(function () { btn.textContent = 'Copied' }, function () { btn.textContent = 'Select and copy' })
-      setTimeout(function () { btn.textContent = 'Copy' }, 1500)
+      copyText(pre.innerText).then(function () { btn.textContent = words.copied }, function () { btn.textContent = words.select })
+      setTimeout(function () { btn.textContent = words.copy }, 1500)
     })
     box.appendChild(btn)
   })
@@ -53,7 +61,7 @@
   if (toc && headings.length > 1) {
     var title = document.createElement('p')
     title.className = 'toc-title'
-    title.textContent = 'On this page'
+    title.textContent = toc.getAttribute('data-toc-title') || 'On this page'
     var list = document.createElement('ul')
     headings.forEach(function (h) {
       var li = document.createElement('li')

@@ -37,24 +37,32 @@ MODULE = Path("modules") / "ROOT"
 RESULTS = paths.REPO / "results"
 LAB_TARGETS = {"lab"}
 
+# --- the words around results, per edition ------------------------------------------------------
+# The partials are the same for the English, French and Japanese editions of the guide: every
+# word the renderer adds around a result is an AsciiDoc attribute reference, {label-...}, which
+# each edition's component descriptor (antora.yml, docs/fr/antora.yml, docs/ja/antora.yml)
+# defines in its language. Results themselves (commands, output, the notebook's titles) are not
+# translated.
+def L(name: str) -> str:
+    return "{label-" + name + "}"
+
+
+#: Every label the partials use (tests check that each edition defines all of them).
+LABELS = ("lab-result", "computed", "result-from", "src-ontap", "src-fsx", "src-nfs", "src-ssh",
+          "src-omb", "prov-lab", "prov-computed", "prov-real", "run", "target", "ran", "commit",
+          "inputs-changed", "digest", "parameters", "failed", "failed-kept", "failed-none",
+          "no-result", "no-result-how", "variant")
+
 # --- what produced a transcript (lab runs only: a real target's tools are the real ones) ---------
 # Rules applied in order to a console record: (test on the record, label).
 _SOURCES = [
     (lambda r: r["prompt"].startswith("::") or r["prompt"] == "" and "::>" in r["output"][:200],
-     "ONTAP clustershell answered by the lab's ONTAP stand-in (a strict model of ONTAP, not "
-     "ONTAP)"),
-    (lambda r: re.search(r"(^|\s)aws fsx\b", r["command"]) is not None,
-     "The real AWS CLI, answered by the lab's FSx stand-in (moto with the project's FSx "
-     "extension), not by AWS"),
+     L("src-ontap")),
+    (lambda r: re.search(r"(^|\s)aws fsx\b", r["command"]) is not None, L("src-fsx")),
     (lambda r: re.search(r"(^|\n|\s)(mount|df|umount)(\s|$)", r["command"]) is not None
-     or "type nfs" in r["output"],
-     "The lab's NFS client: FUSE mounts of the storage stand-in's volumes, shown as a kernel "
-     "NFS client would show them (an emulated view)"),
-    (lambda r: re.search(r"(^|\s)ssh fsxadmin@", r["command"]) is not None,
-     "SSH to the lab's ONTAP stand-in"),
-    (lambda r: "bin/benchmark" in r["command"],
-     "The project's OMB-compatible runner (same command line, files and result JSON as "
-     "OpenMessaging Benchmark)"),
+     or "type nfs" in r["output"], L("src-nfs")),
+    (lambda r: re.search(r"(^|\s)ssh fsxadmin@", r["command"]) is not None, L("src-ssh")),
+    (lambda r: "bin/benchmark" in r["command"], L("src-omb")),
 ]
 
 
@@ -111,23 +119,21 @@ def render_record(rec: dict[str, Any], image_rel: str | None, lab: bool) -> str:
 
 def provenance_line(run: dict[str, Any]) -> str:
     kind = run.get("kind", "lab")
-    who = {"lab": "Lab figures from the embedded lab on one machine (stand-ins for ONTAP and "
-                  "AWS), not from NetApp hardware",
-           "computed": "Computed from the figures shown, no measurement",
-           }.get(kind, f"Measured on the real target `{run['target']}`")
+    who = {"lab": L("prov-lab"), "computed": L("prov-computed"),
+           }.get(kind, f"{L('prov-real')} `{run['target']}`")
     commit = run.get("commit") or "?"
     changed = run.get("inputs_changed_since_commit") or []
-    bits = [who, f"run `{run.get('id', '?')}`", f"target `{run['target']}` ({kind})",
-            f"ran {run.get('started', '?')}",
-            f"commit {{repo-url}}/commit/{commit}[`{commit[:10]}`]"
-            + (f" with {len(changed)} input(s) changed since" if changed else ""),
-            f"inputs digest `{run.get('digest', '?')}`"]
+    bits = [who, f"{L('run')} `{run.get('id', '?')}`", f"{L('target')} `{run['target']}` ({kind})",
+            f"{L('ran')} {run.get('started', '?')}",
+            f"{L('commit')} {{repo-url}}/commit/{commit}[`{commit[:10]}`]"
+            + (f" ({L('inputs-changed')}: {len(changed)})" if changed else ""),
+            f"{L('digest')} `{run.get('digest', '?')}`"]
     versions = ", ".join(f"{k} {v}" for k, v in sorted((run.get("versions") or {}).items()))
     if versions:
         bits.append(versions)
     params = ", ".join(f"{k}={v}" for k, v in sorted((run.get("parameters") or {}).items()))
     if params:
-        bits.append(f"parameters: {params}")
+        bits.append(f"{L('parameters')}: {params}")
     return "[.provenance]\n" + " · ".join(bits) + "\n"
 
 
@@ -137,10 +143,9 @@ def failure_note(doc: dict[str, Any], target: str = "?") -> str:
         return ""
     kept = doc["run"]["id"] if doc.get("run") else None
     return ("[WARNING]\n====\n"
-            f"The latest run of this chapter on `{doc['run']['target'] if doc.get('run') else target}` "
-            f"(run `{f['run_id']}`, {f['at']}) failed: {_cell(f['error'])}. "
-            + (f"The results below are those of run `{kept}`, the last complete one."
-               if kept else "There are no results from an earlier complete run.")
+            f"{L('failed')} (`{doc['run']['target'] if doc.get('run') else target}`, "
+            f"{L('run')} `{f['run_id']}`, {f['at']}): {_cell(f['error'])}. "
+            + (f"{L('failed-kept')} `{kept}`." if kept else f"{L('failed-none')}")
             + "\n====\n")
 
 
@@ -211,6 +216,9 @@ def render_doc(doc: dict[str, Any], w: Writer) -> dict[str, list[str]]:
     for rec in doc.get("records", []):
         by_id.setdefault(rec["id"], []).append(rec)
     warn = failure_note(doc)
+    # A variant (the notebook run with other parameters) is filed as <notebook>.<variant>.
+    variant = chapter.split(".", 1)[1] if "." in chapter else ""
+    source = f"results/{target}/{doc['notebook']}{'.' + variant if variant else ''}.json"
     for proc_id, recs in by_id.items():
         parts = []
         for n, rec in enumerate(recs, 1):
@@ -220,10 +228,11 @@ def render_doc(doc: dict[str, Any], w: Writer) -> dict[str, list[str]]:
                 w.chart(MODULE / "images" / image_rel, rec["data"], rec["title"],
                         lab=role == "lab")
             parts.append(render_record(rec, image_rel, lab=role == "lab"))
-        label = {"lab": "Lab result", "computed": "Computed"}.get(role, f"Result from {target}")
-        body = (f"// GENERATED by tr4947.results.render from results/{target}/"
-                f"{doc['notebook']}.json; do not edit.\n" + warn +
-                f"[.result.{role}]\n.{label}: {proc_id}\n====\n" + "\n".join(parts) + "\n"
+        label = {"lab": L("lab-result"), "computed": L("computed")}.get(
+            role, f"{L('result-from')} {target}")
+        proc_label = f"{proc_id} ({L('variant')} {variant})" if variant else proc_id
+        body = (f"// GENERATED by tr4947.results.render from {source}; do not edit.\n" + warn +
+                f"[.result.{role}]\n.{label}: {proc_label}\n====\n" + "\n".join(parts) + "\n"
                 + (provenance_line(run) if run else "") + "====\n")
         w.text(MODULE / "partials" / "results" / target / chapter / f"{proc_id}.adoc", body)
     return {chapter: list(by_id)}
@@ -273,7 +282,7 @@ def render_all(results: Path = RESULTS, out: Path = OUT,
     return w.written
 
 
-_INCLUDE = re.compile(r"include::partial\$results/([\w-]+)/([A-Z]{2,5}-\d+[a-z]?)\.adoc\[\]")
+_INCLUDE = re.compile(r"include::partial\$results/([\w.-]+)/([A-Z]{2,5}-\d+[a-z]?)\.adoc\[\]")
 
 
 def _included_by_pages(pages: Path) -> list[tuple[str, str]]:
@@ -292,9 +301,8 @@ def _failures(results: Path) -> dict[str, list[str]]:
 def _placeholder(chapter: str, proc_id: str, failures: list[str]) -> str:
     return (f"// GENERATED: no run has recorded {proc_id} yet; do not edit.\n"
             + "".join(failures)
-            + f"[NOTE]\n====\nNo result of {proc_id} has been recorded yet. Running this "
-            f"chapter's notebook records it: `.venv/bin/tr4947 runbook` (see "
-            f"xref:running.adoc[]).\n====\n")
+            + f"[NOTE]\n====\n{L('no-result')}: {proc_id}. {L('no-result-how')}: "
+            f"`.venv/bin/tr4947 runbook` (xref:running.adoc[]).\n====\n")
 
 
 def main(argv: list[str] | None = None) -> int:
