@@ -91,12 +91,12 @@ def main(argv=None) -> int:
     results = args.results or execute.RESULTS
     from ..inventory import InventoryError, load
     try:
-        load(args.target)                     # an unknown or broken inventory stops here
+        inventory = load(args.target)         # an unknown or broken inventory stops here
     except InventoryError as exc:
         return refuse("tr4947 runbook", f"--target {args.target}: {exc}")
     try:
         if args.status:
-            chs = execute.chapters(args.notebooks or None, lab=execute.is_lab(args.target))
+            chs = execute.chapters(args.notebooks or None, lab=inventory.kind == "lab")
             for ch in chs:
                 execute.check_parameters(ch.path, {**ch.parameters, **params,
                                                    "target": args.target})

@@ -5,7 +5,7 @@ variant its metadata declares: the same notebook with other parameters, filed un
 ``<notebook>.<variant>``, as the functional-validation chapter on the TR's Kafka 3.2.3):
 
 1. **Up to date?** Its inputs (tr4947.runbook.inputs) are digested and compared with the
-   committed run record ``results/<target>/<notebook>.json``. Same digest: the committed
+   committed run record ``results/<target>/<chapter>.json``. Same digest: the committed
    results stand ("up to date (run <id>)") and nothing runs, unless forced or named.
 2. **Run.** papermill executes it with the parameters injected as papermill parameters
    (``target``, ``confirm``, ``results_dir`` and any ``-p NAME=VALUE``; a name the notebook
@@ -14,7 +14,7 @@ variant its metadata declares: the same notebook with other parameters, filed un
 3. **Record.** Only a complete run replaces the committed results: the run record (records
    plus provenance: run id, target and kind, times, parent commit, input digest and the
    inputs that differ from that commit, tool versions, parameters) is written to
-   ``results/<target>/<notebook>.json`` and, for the lab with default parameters, the
+   ``results/<target>/<chapter>.json`` and, for the lab with default parameters, the
    executed notebook (outputs of this run, stamped with the same run id) to notebooks/.
    A failed run leaves the previous results in place and adds ``last_failure`` to their
    record, which the page shows.
