@@ -44,6 +44,7 @@ test-fast: setup
 bench: setup
 	@$(PY) bench/site_build.py
 	@$(PY) bench/lab_bench.py
+	@$(PY) bench/jvm_start.py
 	@$(PY) bench/omb_vs_perftest.py
 	@$(PY) bench/runbook_bench.py
 

@@ -94,6 +94,8 @@ def until(check: Callable[[], T], timeout: float, interval: float = 1.0,
 KAFKA_HOME = "/opt/kafka"
 KAFKA_START = "bin/kafka-server-start.sh -daemon config/server.properties"
 KAFKA_STOP = "bin/kafka-server-stop.sh"
+#: What `pgrep -f` finds a broker by (inventory: kafka_process, e.g. a ZooKeeper host's).
+KAFKA_PROCESS = r"kafka\.Kafka"
 
 
 def start_command(host) -> str:

@@ -27,8 +27,7 @@ from typing import Iterable
 
 from .. import paths
 from ..inventory import Host
-
-KAFKA_HOME = "/opt/kafka"
+from ..kafka_tools import KAFKA_HOME  # noqa: F401 - where the guide's commands expect Kafka
 ZOOKEEPER_PORT = 2181
 
 # wrapper name (as in Kafka's bin/) -> main class, per release line. Kafka 4 moved the tools
@@ -296,10 +295,14 @@ def _stop_script(head: str, pattern: str, what: str) -> str:
 
 
 def install_files(heap: str = "-Xmx320m", jvm_opts: str = "-XX:+UseSerialGC",
-                  home: str = KAFKA_HOME, version: str | None = None) -> dict[str, tuple[str, int]]:
+                  home: str = KAFKA_HOME, version: str | None = None,
+                  archives: dict[str, Path] | None = None) -> dict[str, tuple[str, int]]:
     """The files of a Kafka ``version`` installation (default: the lab's) on a lab host:
     {host path: (text, mode)}. ``heap``/``jvm_opts``: the defaults of KAFKA_HEAP_OPTS /
-    KAFKA_JVM_PERFORMANCE_OPTS."""
+    KAFKA_JVM_PERFORMANCE_OPTS. ``archives``: class-data sharing archives ("tools",
+    "server"; see tr4947.lab.cds) that the JVMs map by default."""
+    archives = archives or {}
+    share = {k: f" -XX:SharedArchiveFile={p}" for k, p in archives.items()}
     version = version or paths.kafka_version()
     libs = paths.kafka_libs(version)
     zk = uses_zookeeper(version)
@@ -318,7 +321,8 @@ def install_files(heap: str = "-Xmx320m", jvm_opts: str = "-XX:+UseSerialGC",
     head = (f"#!/bin/sh\n# Lab stand-in for Kafka {version}'s bin/{{name}}.sh "
             "(tr4947.lab.kafka): {what}.\n")
     for name, main in tools(version).items():
-        jvm = PERF_JVM if name.startswith("kafka-producer-perf") else TOOL_JVM
+        jvm = (PERF_JVM if name.startswith("kafka-producer-perf") else TOOL_JVM) \
+            + share.get("tools", "")
         body = (head.format(name=name, what=f"runs {main} as Kafka's script does")
                 + f"exec {java()} ${{KAFKA_OPTS:-{jvm}}} "
                   f"{flag}${{KAFKA_LOG4J_CONFIG:-{tools_cfg}}} "
@@ -326,7 +330,8 @@ def install_files(heap: str = "-Xmx320m", jvm_opts: str = "-XX:+UseSerialGC",
         files[f"{home}/bin/{name}.sh"] = (body, 0o755)
     files[f"{home}/bin/kafka-server-start.sh"] = (_daemon_script(
         head.format(name="kafka-server-start", what=f"starts {SERVER_MAIN}"), home, SERVER_MAIN,
-        "kafkaServer.out", "server.properties [--override property=value]*", heap, jvm_opts,
+        "kafkaServer.out", "server.properties [--override property=value]*", heap,
+        jvm_opts + share.get("server", ""),
         flag + server_cfg, libs), 0o755)
     files[f"{home}/bin/kafka-server-stop.sh"] = (_stop_script(
         head.format(name="kafka-server-stop", what="signals the host's kafka.Kafka JVM"),
@@ -334,7 +339,8 @@ def install_files(heap: str = "-Xmx320m", jvm_opts: str = "-XX:+UseSerialGC",
     if zk:
         files[f"{home}/bin/zookeeper-server-start.sh"] = (_daemon_script(
             head.format(name="zookeeper-server-start", what=f"starts {ZOOKEEPER_MAIN}"), home,
-            ZOOKEEPER_MAIN, "zookeeper.out", "zookeeper.properties", heap, jvm_opts,
+            ZOOKEEPER_MAIN, "zookeeper.out", "zookeeper.properties", heap,
+            jvm_opts + share.get("server", ""),
             flag + server_cfg, libs), 0o755)
         files[f"{home}/bin/zookeeper-server-stop.sh"] = (_stop_script(
             head.format(name="zookeeper-server-stop", what="signals the host's ZooKeeper JVM"),

@@ -38,7 +38,7 @@ from typing import Callable, Iterable
 
 from .. import inventory as inventory_mod
 from .. import kafka_tools, paths
-from . import fsx, kafka
+from . import cds, fsx, kafka
 from . import hosts as H
 from .network import HostLink, Network, NetworkError
 
@@ -292,7 +292,7 @@ class Lab:
         home = inv_host.get("kafka_home", kafka.KAFKA_HOME)
         for path, (text, mode) in kafka.install_files(
                 heap, inv_host.get("kafka_jvm_opts", "-XX:+UseSerialGC"), home,
-                node.version).items():
+                node.version, cds.archives(node.version)).items():
             h.write(path, text, mode)
         if inv_host.get("kafka_cluster") and not node.standby:
             ctl = [n for n in self.nodes(node.cluster) if n.is_controller]
@@ -463,7 +463,7 @@ class Lab:
 
     def _why_not(self, name: str) -> str:
         """Why a node will not come up: its JVM is gone (with the log tail)."""
-        process = self.inv.host(name).get("kafka_process", r"kafka\.Kafka")
+        process = self.inv.host(name).get("kafka_process", kafka_tools.KAFKA_PROCESS)
         try:
             r = self.exec(name, f"pgrep -f {shlex.quote(process)} >/dev/null || "
                           "{ echo dead; tail -n 20 /opt/kafka/logs/kafkaServer.out "
@@ -483,7 +483,6 @@ class Lab:
         if version not in paths.kafka_versions():
             raise LabError(f"Kafka {version}: the lab installs {', '.join(paths.kafka_versions())} "
                            "(one pom per release in lab/kafka/)")
-        kafka.tools(version)
         hosts = [h for c in self.clusters(clusters) for h in self.inv.cluster(c)]
         # The clients run the TR's commands against those clusters: the same release's tools.
         hosts += self.inv.select("clients") if "clients" in self.inv.groups else []
@@ -509,7 +508,11 @@ class Lab:
                 self.root.mkdir(parents=True, exist_ok=True)
                 self._control_keys()
                 self._ontap_bootstrap()
-                new = self._start_hosts(self._wanted(names))
+                wanted = self._wanted(names)
+                for version in sorted({kafka.Node(self.inv.host(n)).version for n in wanted
+                                       if n in self.inv.hosts}):
+                    cds.ensure(version, self.say)
+                new = self._start_hosts(wanted)
                 started = []
                 if kafka_state == "started":
                     self._create_volumes(names)

@@ -26,8 +26,6 @@ from ..inventory import Host
 from .files import plain_path
 from .result import Result, ResultSet
 
-KAFKA_PROCESS = r"kafka\.Kafka"
-
 
 class KafkaOperations:
     """Mixed into Target: needs run(), hosts(), inventory, confirm, echo."""
@@ -52,7 +50,7 @@ class KafkaOperations:
 
     # --- processes ------------------------------------------------------------------------------
     def _process(self, host: str) -> str:
-        return self.host(host).get("kafka_process", KAFKA_PROCESS)
+        return self.host(host).get("kafka_process", kafka_tools.KAFKA_PROCESS)
 
     def kafka_pids(self, host: str) -> list[int]:
         """The host's Kafka JVM(s) (or ZooKeeper's, on a ZooKeeper host), as `pgrep` on the
