@@ -39,7 +39,7 @@ test-fast: setup
 	@$(PYTEST) -m "not lab and not browser"
 
 # Figures only, no assertions (a failed run is reported as failed). The runbook bench runs
-# every chapter cold on the lab (about 20 min on 2 cores) into a temporary results root,
+# every chapter cold on the lab (about 40 min on 2 cores) into a temporary results root,
 # times `make site` on a fresh clone, and prints where the cold run's time goes.
 bench: setup
 	@$(PY) bench/site_build.py

@@ -156,6 +156,9 @@ def test_editions_share_code_and_switch_to_the_same_chapter(browser, site):
     assert fr_h1 != en_h1 and "validation" in fr_h1.lower()
     assert listings(fr) == en_code and len(en_code) > 10
     assert fr.locator(".toc .toc-title").inner_text() == "Sur cette page"
+    # English first, then the translations by language code, whatever Antora's version order.
+    assert [a.get_attribute("hreflang") for a in fr.locator(".language-switch a").all()] \
+        == ["en", "fr", "ja"]
     fr.click(".language-switch a[hreflang=ja]")
     fr.wait_for_load_state("load")
     assert fr.url.endswith("/tr4947/ja/functional-validation.html"), fr.url

@@ -92,6 +92,20 @@ def test_last_failure_is_said_above_kept_results(tmp_path):
     assert "broker 2 did not start" in fv3 and "20261124T000000Z-lab" in fv3
 
 
+def test_a_failure_is_quoted_as_printed(tmp_path):
+    """A log tail in the error keeps its characters: a literal block, whose fence no line
+    of the error can close."""
+    error = "cell 7: TimeoutError\n==> logs/server.log <==\n....\n-- *not bold* --"
+    run_record(tmp_path / "results", "lab", last_failure={
+        "run_id": "20261124T010000Z-bad", "at": "2026-11-24T01:00:00+00:00", "error": error})
+    out = tmp_path / "gen"
+    render.render_all(tmp_path / "results", out)
+    fv3 = read(out / PARTIALS / "lab/functional-validation/FV-3.adoc")
+    fence = "." * 5
+    assert f"\n{fence}\n{error}\n{fence}\n" in fv3
+    assert fv3.index("[WARNING]") < fv3.index(fence) < fv3.index("[.result.lab]")
+
+
 def test_rebuild_writes_only_changes_and_removes_stale(tmp_path):
     f = run_record(tmp_path / "results", "lab")
     out = tmp_path / "gen"

@@ -142,9 +142,15 @@ def failure_note(doc: dict[str, Any], target: str = "?") -> str:
     if not f:
         return ""
     kept = doc["run"]["id"] if doc.get("run") else None
+    error = str(f["error"]).rstrip()
+    # The error is quoted as a literal block: a log tail keeps its `==>`, `--` and `*` as
+    # printed instead of becoming arrows, dashes and bold. Its fence is longer than any
+    # line of dots in it.
+    dots = max([4] + [len(x) + 1 for x in error.splitlines() if x and set(x) == {"."}])
     return ("[WARNING]\n====\n"
             f"{L('failed')} (`{doc['run']['target'] if doc.get('run') else target}`, "
-            f"{L('run')} `{f['run_id']}`, {f['at']}): {_cell(f['error'])}. "
+            f"{L('run')} `{f['run_id']}`, {f['at']}):\n\n"
+            f"{'.' * dots}\n{error}\n{'.' * dots}\n\n"
             + (f"{L('failed-kept')} `{kept}`." if kept else f"{L('failed-none')}")
             + "\n====\n")
 

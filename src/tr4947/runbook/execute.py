@@ -105,16 +105,16 @@ def is_lab(target: str) -> bool:
     return load(target).kind == "lab"
 
 
-def notebooks(selected: list[str] | None = None) -> list[Path]:
-    found = sorted(NOTEBOOKS.glob("*.ipynb"))
-    if not selected:
-        return found
-    by_name = {p.stem: p for p in found}
-    unknown = [s for s in selected if s not in by_name]
-    if unknown:
-        raise RunbookError(f"unknown notebook(s): {', '.join(unknown)}; "
-                           f"choose from: {', '.join(by_name)}")
-    return [by_name[s] for s in selected]
+def notebooks() -> list[Path]:
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def notebook(name: str) -> Path:
+    """The chapter notebook ``name`` (a file: a variant is the same notebook, see chapters())."""
+    by_name = {p.stem: p for p in notebooks()}
+    if name not in by_name:
+        raise RunbookError(f"unknown notebook {name}; choose from: {', '.join(by_name)}")
+    return by_name[name]
 
 
 def declared_parameters(path: Path) -> dict[str, dict]:

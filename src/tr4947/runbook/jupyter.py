@@ -111,7 +111,7 @@ def command(work: Path, port: int, token: str) -> tuple[list[str], dict[str, str
 
 def main(argv: list[str] | None = None) -> int:
     from ..usage import Parser
-    from .execute import notebooks, RunbookError
+    from .execute import notebook, RunbookError
     p = Parser(prog="tr4947 notebook",
                description="Start JupyterLab on 127.0.0.1 with the chapter notebooks, to run "
                            "one step by step (on the lab by default; set target and confirm "
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.chapter:
         try:
-            notebooks([a.chapter])
+            notebook(a.chapter)
         except RunbookError as exc:
             p.error(str(exc))
     kept = prepare(fresh=a.fresh)
