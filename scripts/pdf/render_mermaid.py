@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -35,7 +36,7 @@ def main() -> int:
         name = f"mermaid-{key(d['source'])}"
         png, meta = out_dir / f"{name}.png", out_dir / f"{name}.json"
         results.append({"file": png.name, "meta": meta})
-        if not (png.exists() and meta.exists()):
+        if not meta.exists():            # written last: its PNG is complete
             todo.append((d["source"], png, meta))
     if todo:
         from playwright.sync_api import sync_playwright
@@ -57,8 +58,13 @@ def main() -> int:
                 page.evaluate("svg => { document.getElementById('d').innerHTML = svg; }", svg)
                 el = page.locator("#d svg")
                 box = el.bounding_box()
-                el.screenshot(path=str(png), omit_background=False)
-                meta.write_text(json.dumps({"width": round(box["width"])}))
+                # The editions' PDFs are converted in parallel and may share a diagram: each
+                # file appears whole (written aside, then renamed), the PNG before its meta.
+                tmp = f".{os.getpid()}.tmp"
+                el.screenshot(path=str(png) + tmp, omit_background=False, type="png")
+                os.replace(str(png) + tmp, png)
+                Path(str(meta) + tmp).write_text(json.dumps({"width": round(box["width"])}))
+                os.replace(str(meta) + tmp, meta)
             browser.close()
     json.dump([{"file": r["file"], **json.loads(r["meta"].read_text())} for r in results], sys.stdout)
     return 0
