@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -47,45 +45,18 @@ def tool(archive: Path | None) -> tuple[float, float]:
 
 def broker(archive: Path | None) -> tuple[float, float]:
     with tempfile.TemporaryDirectory(prefix="tr4947-jvm-bench-") as tmp:
-        tmp = Path(tmp)
-        ports = []
-        for _ in range(2):
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                ports.append(s.getsockname()[1])
-        cfg = tmp / "server.properties"
-        cfg.write_text(
-            "process.roles=broker,controller\nnode.id=1\n"
-            f"controller.quorum.voters=1@127.0.0.1:{ports[1]}\ncontroller.listener.names=CONTROLLER\n"
-            f"listeners=PLAINTEXT://127.0.0.1:{ports[0]},CONTROLLER://127.0.0.1:{ports[1]}\n"
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT\n"
-            f"log.dirs={tmp / 'data'}\n")
-        libs = f"{paths.kafka_libs()}/*"
-        subprocess.run([kafka.java(), *kafka.TOOL_JVM.split(), "-cp", libs, "kafka.tools.StorageTool",
-                        "format", "--cluster-id", "MkU3OEVBNTcwNTJENDM2Qg", "--config", str(cfg)],
-                       check=True, capture_output=True)
+        node = cds.SingleNode(Path(tmp))
         t0 = time.monotonic()
-        p = subprocess.Popen([kafka.java(), "-Xmx320m", "-XX:+UseSerialGC",
-                              *([f"-XX:SharedArchiveFile={archive}"] if archive else []),
-                              "-cp", libs, kafka.SERVER_MAIN, str(cfg)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = node.start(archive=archive)
         try:
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", ports[0]), 0.2).close()
-                    break
-                except OSError:
-                    if p.poll() is not None or time.monotonic() - t0 > 120:
-                        raise RuntimeError("the bench broker did not start")
-                    time.sleep(0.05)
+            node.wait_serving(p)
             wall = time.monotonic() - t0
             with open(f"/proc/{p.pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
             cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
             return wall, cpu
         finally:
-            p.send_signal(signal.SIGKILL)
-            p.wait()
+            node.stop(p)
 
 
 def main() -> int:

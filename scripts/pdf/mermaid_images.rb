@@ -12,7 +12,9 @@ class MermaidImages < Asciidoctor::Extensions::Treeprocessor
   def process doc
     blocks = doc.find_by(context: :literal) { |b| b.style == 'mermaid' }
     return doc if blocks.empty?
-    out_dir = File.join(doc.attr('imagesdir', REPO), 'mermaid')
+    # Antora's Assembler sets imagesdir to its build directory; a manual asciidoctor-pdf run
+    # without one gets build/ rather than files in the repository's root.
+    out_dir = File.join(doc.attr('imagesdir', File.join(REPO, 'build')), 'mermaid')
     python = ENV['TR4947_PYTHON'] || File.join(REPO, '.venv', 'bin', 'python')
     python = 'python3' unless File.executable?(python)
     input = JSON.generate(blocks.map { |b| { source: b.source } })

@@ -84,73 +84,107 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _java(version: str, jvm: str, main: str, args: list[str], log4j: Path,
-          archive_at_exit: Path | None = None) -> list[str]:
-    libs = paths.kafka_libs(version)
-    log_flag = ("-Dlog4j.configuration=file:" if kafka.uses_zookeeper(version)
-                else "-Dlog4j2.configurationFile=") + str(log4j)
-    dump = [f"-XX:ArchiveClassesAtExit={archive_at_exit}"] if archive_at_exit else []
-    return [kafka.java(), *jvm.split(), *dump, log_flag, "-cp", f"{libs}/*", main, *args]
+#: JVM flags of the single node's broker (the lab's broker heap and collector).
+NODE_JVM = "-Xmx320m -XX:+UseSerialGC"
 
 
-def _build(version: str, into: Path) -> None:
-    tools = kafka.tools(version)
-    with tempfile.TemporaryDirectory(prefix="tr4947-cds-") as tmp:
-        tmp = Path(tmp)
-        log4j = tmp / "log4j.properties"
-        log4j.write_text(kafka._log4j("stderr", "WARN") if kafka.uses_zookeeper(version)
-                         else kafka._log4j2("stderr", "WARN"))
-        broker, controller = _free_port(), _free_port()
-        config = tmp / "server.properties"
-        # One node that is broker and controller (KRaft; early access but working in 3.2):
-        # it loads what a broker loads to start and serve.
-        config.write_text(
+class SingleNode:
+    """A one-node KRaft cluster (broker and controller in one JVM) on free loopback ports,
+    its files under ``root``: formatted on creation, started with :meth:`start`. What the
+    archives are made from, and what ``bench/jvm_start.py`` times a broker start on."""
+
+    def __init__(self, root: Path, version: str | None = None):
+        self.root, self.version = Path(root), version or paths.kafka_version()
+        self.tools = kafka.tools(self.version)
+        self.log4j = self.root / "log4j.properties"
+        self.log4j.write_text(kafka._log4j("stderr", "WARN") if kafka.uses_zookeeper(self.version)
+                              else kafka._log4j2("stderr", "WARN"))
+        self.port, controller = _free_port(), _free_port()
+        self.config = self.root / "server.properties"
+        # KRaft combined mode (early access but working in 3.2): it loads what a broker
+        # loads to start and serve.
+        self.config.write_text(
             "process.roles=broker,controller\nnode.id=1\n"
             f"controller.quorum.voters=1@127.0.0.1:{controller}\n"
             "controller.listener.names=CONTROLLER\n"
-            f"listeners=PLAINTEXT://127.0.0.1:{broker},CONTROLLER://127.0.0.1:{controller}\n"
+            f"listeners=PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{controller}\n"
             "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT\n"
-            f"log.dirs={tmp / 'data'}\noffsets.topic.replication.factor=1\n")
-        run = dict(cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True, text=True)
-        fmt = subprocess.run(_java(version, kafka.TOOL_JVM, tools["kafka-storage"],
-                                   ["format", "--cluster-id", "MkU3OEVBNTcwNTJENDM2Qg",
-                                    "--config", str(config)], log4j), timeout=120, **run)
+            f"log.dirs={self.root / 'data'}\noffsets.topic.replication.factor=1\n")
+        fmt = self.run_tool("kafka-storage", ["format", "--cluster-id", "MkU3OEVBNTcwNTJENDM2Qg",
+                                              "--config", str(self.config)])
         if fmt.returncode:
             raise RuntimeError(f"kafka-storage format failed: {fmt.stderr[-300:]}")
-        parts = {k: tmp / f"{k}.jsa" for k in KINDS}
-        out = open(tmp / "server.out", "w")
-        server = subprocess.Popen(
-            _java(version, "-Xmx320m -XX:+UseSerialGC", kafka.SERVER_MAIN, [str(config)],
-                  log4j, parts["server"]), cwd=tmp, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 120
-            while not _serving(broker):
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the archive's broker did not start: "
-                                       + (tmp / "server.out").read_text()[-300:])
-                time.sleep(0.2)
-            topics = subprocess.run(
-                _java(version, kafka.TOOL_JVM, tools["kafka-topics"],
-                      ["--bootstrap-server", f"127.0.0.1:{broker}", "--create", "--topic",
-                       "cds", "--partitions", "1", "--replication-factor", "1"], log4j,
-                      parts["tools"]), timeout=120, **run)
-            if topics.returncode:
-                raise RuntimeError(f"kafka-topics failed: {topics.stderr[-300:]}")
-            # The archive is written as the JVM exits, after a clean shutdown.
-            server.send_signal(signal.SIGTERM)
-            server.wait(90)
-        finally:
-            if server.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(server.pid, signal.SIGKILL)
-                server.wait(10)
-            out.close()
+
+    def java(self, jvm: str, main: str, args: list[str], archive: Path | None = None,
+             archive_at_exit: Path | None = None) -> list[str]:
+        """A JVM command line; ``archive`` maps an archive, ``archive_at_exit`` writes one."""
+        log_flag = ("-Dlog4j.configuration=file:" if kafka.uses_zookeeper(self.version)
+                    else "-Dlog4j2.configurationFile=") + str(self.log4j)
+        share = ([f"-XX:SharedArchiveFile={archive}"] if archive else []) + \
+                ([f"-XX:ArchiveClassesAtExit={archive_at_exit}"] if archive_at_exit else [])
+        return [kafka.java(), *jvm.split(), *share, log_flag, "-cp",
+                f"{paths.kafka_libs(self.version)}/*", main, *args]
+
+    def run_tool(self, name: str, args: list[str], **share) -> subprocess.CompletedProcess:
+        """A Kafka tool with the lab wrappers' flags, to completion (2 minutes at most)."""
+        return subprocess.run(self.java(kafka.TOOL_JVM, self.tools[name], args, **share),
+                              cwd=self.root, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=120)
+
+    def start(self, stdout=subprocess.DEVNULL, **share) -> subprocess.Popen:
+        """The node's JVM, in its own session (so a kill takes all of it)."""
+        return subprocess.Popen(self.java(NODE_JVM, kafka.SERVER_MAIN, [str(self.config)], **share),
+                                cwd=self.root, stdin=subprocess.DEVNULL, stdout=stdout,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+    def wait_serving(self, proc: subprocess.Popen, timeout: float = 120,
+                     why: Callable[[], str] = lambda: "") -> None:
+        """Until the broker port accepts connections; RuntimeError if the JVM exits first or
+        ``timeout`` passes (``why()`` is added to the message)."""
+        deadline = time.monotonic() + timeout
+        while not _serving(self.port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the single-node broker did not start: " + why())
+            time.sleep(0.05)
+
+    @staticmethod
+    def stop(proc: subprocess.Popen, grace: float = 0) -> None:
+        """SIGTERM and ``grace`` seconds for a clean exit (an archive is written then), else
+        (or with no grace) SIGKILL to the whole session."""
+        if grace and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(grace)
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def _build(version: str, into: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="tr4947-cds-") as tmp:
+        node = SingleNode(Path(tmp), version)
+        parts = {k: node.root / f"{k}.jsa" for k in KINDS}
+        with open(node.root / "server.out", "w") as out:
+            server = node.start(stdout=out, archive_at_exit=parts["server"])
+            try:
+                node.wait_serving(server, why=lambda: (node.root / "server.out").read_text()[-300:])
+                topics = node.run_tool("kafka-topics", [
+                    "--bootstrap-server", f"127.0.0.1:{node.port}", "--create", "--topic", "cds",
+                    "--partitions", "1", "--replication-factor", "1"],
+                    archive_at_exit=parts["tools"])
+                if topics.returncode:
+                    raise RuntimeError(f"kafka-topics failed: {topics.stderr[-300:]}")
+                # The archive is written as the JVM exits, after a clean shutdown.
+                node.stop(server, grace=90)
+            finally:
+                node.stop(server)
         for kind, part in parts.items():
             # -Xshare:on fails instead of falling back: the archive maps on this JDK.
             check = subprocess.run(
                 [kafka.java(), "-Xshare:on", f"-XX:SharedArchiveFile={part}", "-cp",
-                 f"{paths.kafka_libs(version)}/*", "-version"], timeout=60, **run)
+                 f"{paths.kafka_libs(version)}/*", "-version"], cwd=node.root,
+                stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
             if check.returncode or not part.is_file():
                 raise RuntimeError(f"the {kind} archive does not map: {check.stderr[-300:]}")
         for kind, part in parts.items():
