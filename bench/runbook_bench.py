@@ -1,5 +1,6 @@
 """Benchmark: the runbook cold (every chapter forced), cached (nothing changed), `make site` on
-a fresh clone after setup, and where the cold run's time goes (a per-step profile).
+a fresh clone after setup, and where the cold run's time goes (a per-step profile). First, a
+host reference (a lab broker's start time), so runs on different days can be compared.
 
 Prints its figures, asserts nothing; a run that fails is reported as failed (exit 1), never
 as a goal met. The cold run writes its run records to a temporary results root, so the
@@ -56,6 +57,18 @@ def main() -> int:
     a = ap.parse_args()
     failed = False
     rows = []
+    # The lab's figures move with the host (other tenants, clock): a broker's start time,
+    # measured now, says how fast this host was when the runbook times below were taken.
+    sys.path.insert(0, str(REPO / "bench"))
+    import jvm_start
+    from tr4947.lab import cds
+    try:
+        archive = cds.ensure(say=print).get("server")
+        starts = sorted(jvm_start.broker(archive)[0] for _ in range(3))
+        print(f"host reference: a lab broker starts in {starts[1]:.2f} s (median of 3, "
+              f"{'with' if archive else 'without'} its CDS archive; bench/jvm_start.py)")
+    except Exception as exc:  # a reference only: the runbook figures still stand
+        print(f"host reference: not measured ({exc})")
     if not a.skip_cold:
         with tempfile.TemporaryDirectory(prefix="tr4947-bench-") as tmp:
             log = Path(tmp) / "cold.log"
