@@ -34,10 +34,8 @@ def _children_cpu() -> float:
 
 
 def tool(archive: Path | None) -> tuple[float, float]:
-    cmd = [kafka.java(), *kafka.TOOL_JVM.split(),
-           *([f"-XX:SharedArchiveFile={archive}"] if archive else []),
-           "-cp", f"{paths.kafka_libs()}/*", kafka.tools(paths.kafka_version())["kafka-storage"],
-           "random-uuid"]
+    cmd = kafka.java_cmd(kafka.tools(paths.kafka_version())["kafka-storage"], ["random-uuid"],
+                         kafka.TOOL_JVM, archive=archive)
     c0, t0 = _children_cpu(), time.monotonic()
     subprocess.run(cmd, check=True, capture_output=True)
     return time.monotonic() - t0, _children_cpu() - c0

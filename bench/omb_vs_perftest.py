@@ -28,18 +28,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.minikafka import MiniKafka  # noqa: E402  (the runner's test broker)
-from tr4947 import paths  # noqa: E402
+from tr4947.lab import kafka  # noqa: E402
 from tr4947.omb import run  # noqa: E402
 
 PERF_RE = re.compile(r"([\d.]+) records/sec \(([\d.]+) MB/sec\)")
 
 
 def perf_test(bootstrap: str, topic: str, records: int, size: int, props: dict, log4j: Path) -> float:
-    cmd = ["java", "-Xmx512m", "-XX:+UseSerialGC", f"-Dlog4j2.configurationFile={log4j}",
-           "-cp", f"{paths.kafka_libs()}/*", "org.apache.kafka.tools.ProducerPerformance",
-           "--topic", topic, "--num-records", str(records), "--record-size", str(size),
-           "--throughput", "-1", "--producer-props", f"bootstrap.servers={bootstrap}",
-           *[f"{k}={v}" for k, v in props.items()]]
+    cmd = kafka.java_cmd(
+        "org.apache.kafka.tools.ProducerPerformance",
+        ["--topic", topic, "--num-records", str(records), "--record-size", str(size),
+         "--throughput", "-1", "--producer-props", f"bootstrap.servers={bootstrap}",
+         *[f"{k}={v}" for k, v in props.items()]], kafka.PERF_JVM, log4j)
     print("$", " ".join(cmd[cmd.index("org.apache.kafka.tools.ProducerPerformance"):]), flush=True)
     cp = subprocess.run(cmd, capture_output=True, text=True, timeout=900, start_new_session=True)
     last = [l for l in cp.stdout.splitlines() if "records sent" in l]

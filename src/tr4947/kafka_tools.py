@@ -1,4 +1,4 @@
-"""Reading what Kafka's command-line tools print, and waiting for a cluster to get somewhere.
+"""Reading what Kafka's command-line tools print, and how a broker is started.
 
 The runbook runs Kafka's own tools (kafka-topics, kafka-reassign-partitions, the perf tests)
 and decides its next step from their output, as an operator reading the terminal would. The
@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from typing import Callable, TypeVar
-
-T = TypeVar("T")
 
 _PARTITION = re.compile(r"Partition: (\d+)\s+Leader: (\S+)\s+Replicas: ([\d,]+)\s+Isr: ([\d,]*)")
 # The final summary line of kafka-producer-perf-test; progress lines carry no percentiles.
@@ -73,21 +69,6 @@ def reassignment_done(verify_output: str) -> bool:
         "There is no active reassignment" in verify_output
 
 
-def until(check: Callable[[], T], timeout: float, interval: float = 1.0,
-          what: str = "the condition", seen: Callable[[], str] | None = None) -> T:
-    """Call check() until it returns something truthy; after ``timeout`` seconds a
-    TimeoutError that says what was waited for and, with ``seen``, what was seen last."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            last = f"; last seen: {seen()}" if seen else ""
-            raise TimeoutError(f"gave up after {timeout:.0f}s waiting for {what}{last}")
-        time.sleep(interval)
-
-
 # --- starting a broker and knowing when it serves (any target; the lab uses the same) -------
 #: Where Kafka is installed on a host, and how it is started, unless the inventory says
 #: otherwise (kafka_home, kafka_start, kafka_stop). These are Kafka's own scripts.
@@ -110,57 +91,3 @@ def start_command(host) -> str:
            f"--config {host.get('kafka_config', 'config/server.properties')} > /dev/null && "
            if cid else "")
     return f"cd {home} && {fmt}{start}"
-
-
-def port_open(address: str, port: int, timeout: float = 1.0) -> bool:
-    """TCP connect, as the TR's `telnet <broker> 9092` health check."""
-    import socket
-    try:
-        with socket.create_connection((address, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
-def registered_brokers(bootstrap: str, timeout: float = 5.0) -> set[int]:
-    """Broker ids in the cluster metadata (KRaft leaves fenced brokers out of it)."""
-    import logging
-    from confluent_kafka.admin import AdminClient
-    quiet = logging.getLogger("tr4947.librdkafka")
-    quiet.addHandler(logging.NullHandler())
-    quiet.propagate = False
-    admin = AdminClient({"bootstrap.servers": bootstrap, "logger": quiet,
-                         "socket.connection.setup.timeout.ms": 3000})
-    try:
-        return set(admin.list_topics(timeout=timeout).brokers)
-    except Exception:
-        return set()
-
-
-def wait_serving(nodes: list[tuple[str, str, int, int | None]], timeout: float = 240,
-                 why_not: Callable[[str], str] | None = None) -> float:
-    """Wait until every node listens and every broker is registered with its cluster.
-    ``nodes``: (name, address, port, broker id or None for a controller). ``why_not(name)``
-    explains a node that will never come (e.g. its process died: the log tail) and stops the
-    wait early. Returns the seconds waited; TimeoutError says which nodes are missing."""
-    t0 = time.monotonic()
-    bootstrap = ",".join(f"{a}:{p}" for _n, a, p, b in nodes if b is not None)
-    delay = 0.2
-    while True:
-        waiting = [n for n in nodes if not port_open(n[1], n[2], 0.5)]
-        brokers = {b for _n, _a, _p, b in nodes if b is not None}
-        if not waiting and brokers:
-            missing = brokers - registered_brokers(bootstrap, timeout=3)
-            waiting = [n for n in nodes if n[3] in missing]
-        if not waiting:
-            return time.monotonic() - t0
-        if why_not:
-            for n in waiting:
-                reason = why_not(n[0])
-                if reason:
-                    raise RuntimeError(f"{n[0]} will not serve: {reason}")
-        if time.monotonic() - t0 > timeout:
-            raise TimeoutError(f"not serving after {timeout:.0f}s: " + ", ".join(
-                f"{n[0]} ({n[1]}:{n[2]})" for n in waiting))
-        time.sleep(delay)
-        delay = min(delay * 1.5, 2.0)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TypeVar
@@ -28,6 +27,7 @@ from typing import Callable, TypeVar
 import pytest
 
 from tr4947 import paths, targets
+from tr4947.wait import until
 from tr4947.lab import remote_inventory
 from tr4947.lab.lab import Lab, LabError, preflight
 
@@ -144,14 +144,9 @@ def own_lab(base: Path, clusters=(), kafka_state: str = "installed", up: bool = 
 
 def wait_for(check: Callable[[], T], timeout: float, what: str,
              seen: Callable[[], object] | None = None, interval: float = 0.5) -> T:
-    """``check()`` until it returns something truthy; after ``timeout`` an AssertionError
-    that says what was waited for and what was seen last."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout:.0f}s waiting for {what}"
-                                 + (f"; last seen: {seen()}" if seen else ""))
-        time.sleep(interval)
+    """tr4947.wait.until as a test's assertion: after ``timeout`` an AssertionError that says
+    what was waited for and what was seen last."""
+    try:
+        return until(check, timeout, interval, what, seen and (lambda: str(seen())))
+    except TimeoutError as exc:
+        raise AssertionError(str(exc)) from None

@@ -11,7 +11,8 @@ import threading
 
 import pytest
 
-from tr4947 import kafka_tools
+from tr4947.transports import kafka_admin
+from tr4947.wait import port_open
 
 from .conftest import own_lab, wait_for
 
@@ -125,19 +126,19 @@ def test_kafka_started_killed_and_stopped_over_ssh(lab):
     for h in (CTL, B1, B2):
         pids = t.kafka_pids(h)
         assert len(pids) == 1 and pids[0] < 1000, (h, pids)
-    assert kafka_tools.registered_brokers(t.bootstrap("das", skip=[B3])) == {1, 2}
+    assert kafka_admin.registered_brokers(t.bootstrap("das", skip=[B3])) == {1, 2}
     assert any("kafka-server-start.sh -daemon" in c for c in lab.commands(B1))
 
     # A crash: SIGKILL. Its JVM is gone, its port closed, and waiting for it says why at once.
     t.stop_kafka([B2], kill=True)
     assert t.kafka_pids(B2) == []
-    assert not kafka_tools.port_open("198.19.3.2", 9092, 1.0)
+    assert not port_open("198.19.3.2", 9092, 1.0)
     with pytest.raises(RuntimeError, match="das-broker-2 will not serve: its Kafka process is "
                                            "not running; end of its log"):
         t.wait_serving([B2], timeout=120)
     # Started again, it rejoins the cluster with its data.
     t.start_kafka([B2])
-    wait_for(lambda: kafka_tools.registered_brokers(t.bootstrap("das", skip=[B3])) == {1, 2},
+    wait_for(lambda: kafka_admin.registered_brokers(t.bootstrap("das", skip=[B3])) == {1, 2},
              120, "broker 2 to be back in the cluster's metadata")
 
     # A clean stop (Kafka's own stop script: SIGTERM), brokers before the controller.

@@ -76,7 +76,8 @@ def test_reassignment_done_reads_kafka_3_wording():
 
 
 def test_until_returns_the_value_or_times_out():
+    from tr4947.wait import until
     calls = iter([0, None, [3]])
-    assert kt.until(lambda: next(calls), timeout=5, interval=0) == [3]
-    with pytest.raises(TimeoutError, match="waiting for nothing"):
-        kt.until(lambda: False, timeout=0.05, interval=0.01, what="nothing")
+    assert until(lambda: next(calls), timeout=5, interval=0) == [3]
+    with pytest.raises(TimeoutError, match="waiting for nothing; last seen: x"):
+        until(lambda: False, timeout=0.05, interval=0.01, what="nothing", seen=lambda: "x")

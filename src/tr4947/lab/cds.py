@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import paths
+from ..wait import port_open
 from . import kafka
 
 KINDS = ("tools", "server")
@@ -118,12 +119,8 @@ class SingleNode:
     def java(self, jvm: str, main: str, args: list[str], archive: Path | None = None,
              archive_at_exit: Path | None = None) -> list[str]:
         """A JVM command line; ``archive`` maps an archive, ``archive_at_exit`` writes one."""
-        log_flag = ("-Dlog4j.configuration=file:" if kafka.uses_zookeeper(self.version)
-                    else "-Dlog4j2.configurationFile=") + str(self.log4j)
-        share = ([f"-XX:SharedArchiveFile={archive}"] if archive else []) + \
-                ([f"-XX:ArchiveClassesAtExit={archive_at_exit}"] if archive_at_exit else [])
-        return [kafka.java(), *jvm.split(), *share, log_flag, "-cp",
-                f"{paths.kafka_libs(self.version)}/*", main, *args]
+        return kafka.java_cmd(main, args, jvm, self.log4j, self.version, archive,
+                              archive_at_exit)
 
     def run_tool(self, name: str, args: list[str], **share) -> subprocess.CompletedProcess:
         """A Kafka tool with the lab wrappers' flags, to completion (2 minutes at most)."""
@@ -142,7 +139,7 @@ class SingleNode:
         """Until the broker port accepts connections; RuntimeError if the JVM exits first or
         ``timeout`` passes (``why()`` is added to the message)."""
         deadline = time.monotonic() + timeout
-        while not _serving(self.port):
+        while not port_open("127.0.0.1", self.port, 0.3):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the single-node broker did not start: " + why())
             time.sleep(0.05)
@@ -189,9 +186,3 @@ def _build(version: str, into: Path) -> None:
                 raise RuntimeError(f"the {kind} archive does not map: {check.stderr[-300:]}")
         for kind, part in parts.items():
             os.replace(part, into / f"{kind}.jsa")
-
-
-def _serving(port: int) -> bool:
-    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.3):
-        return True
-    return False

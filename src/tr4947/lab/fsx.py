@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import re
 import signal
 import sys
@@ -36,6 +35,8 @@ import uuid
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from ..atomic import write_json
 
 CREATE_SECONDS = 3.0          # how long a new file system stays CREATING
 #: The storage stand-in's management address: the file systems' management endpoint. The
@@ -320,14 +321,7 @@ def _lab_user() -> dict[str, str]:
 
 
 def write_credentials(root: Path, creds: dict[str, str]) -> Path:
-    f = Path(root) / CREDENTIALS
-    f.parent.mkdir(parents=True, exist_ok=True)
-    tmp = f.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        json.dump(creds, out)
-    os.replace(tmp, f)
-    return f
+    return write_json(Path(root) / CREDENTIALS, creds, mode=0o600, indent=None)
 
 
 def client_env(endpoint: str, root: Path) -> dict[str, str]:

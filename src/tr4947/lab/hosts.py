@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import time
 from dataclasses import asdict, dataclass, field
@@ -27,6 +26,8 @@ from pathlib import Path
 
 import psutil
 
+from ..atomic import write_json
+from ..wait import port_open
 from .network import netns_inode
 
 HERE = Path(__file__).resolve().parent / "host"
@@ -286,23 +287,12 @@ def load_records(file: Path) -> dict[str, Record]:
 
 
 def save_records(file: Path, records: dict[str, Record]) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_suffix(".tmp")
-    tmp.write_text(json.dumps({k: asdict(v) for k, v in records.items()}, indent=1))
-    os.replace(tmp, file)
+    write_json(file, {k: asdict(v) for k, v in records.items()})
 
 
 # --- helpers ---------------------------------------------------------------------------------------
 # Popen handles of hosts this process started: waiting on them reaps the `unshare` parents.
 _children: dict[int, subprocess.Popen] = {}
-
-
-def port_open(address: str, port: int, timeout: float = 1.0) -> bool:
-    try:
-        with socket.create_connection((address, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
 
 
 def _whiteout(f: Path) -> None:
@@ -321,4 +311,4 @@ def _opaque_dir(d: Path) -> None:
 
 
 __all__ = ["HostSpec", "LabHost", "Record", "exec_in", "stop", "processes_in", "kill_all",
-           "load_records", "save_records", "port_open", "HostError"]
+           "load_records", "save_records", "HostError"]

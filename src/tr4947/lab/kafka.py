@@ -112,11 +112,25 @@ def java() -> str:
     return str(Path(home) / "bin" / "java") if home else "/usr/bin/java"
 
 
-def java_cmd(main: str, args: list[str], jvm: str, log4j: Path | str) -> list[str]:
-    """A Kafka class run as Kafka's kafka-run-class.sh runs it (for processes outside the
-    lab's hosts, e.g. the OMB runner's own test broker)."""
-    return [java(), *shlex.split(jvm), f"-Dlog4j2.configurationFile={log4j}",
-            "-cp", f"{paths.kafka_libs()}/*", main, *args]
+def log4j_flag(version: str | None, config: Path | str) -> str:
+    """The JVM flag that points a Kafka ``version``'s log4j at ``config`` (Kafka 3: log4j 1
+    through reload4j; Kafka 4: log4j2)."""
+    return ("-Dlog4j.configuration=file:" if uses_zookeeper(version or paths.kafka_version())
+            else "-Dlog4j2.configurationFile=") + str(config)
+
+
+def java_cmd(main: str, args: list[str], jvm: str, log4j: Path | str | None = None,
+             version: str | None = None, archive: Path | None = None,
+             archive_at_exit: Path | None = None) -> list[str]:
+    """A Kafka class run as Kafka's kafka-run-class.sh runs it, for JVMs outside the lab's
+    hosts (the class-data sharing builds, the benches): ``jvm`` options (TOOL_JVM,
+    PERF_JVM...), ``archive`` maps a class-data sharing archive, ``archive_at_exit`` writes
+    one. The lab hosts' bin/ scripts (install_files) run the same line in shell form."""
+    share = ([f"-XX:SharedArchiveFile={archive}"] if archive else []) + \
+            ([f"-XX:ArchiveClassesAtExit={archive_at_exit}"] if archive_at_exit else [])
+    return [java(), *shlex.split(jvm), *share,
+            *([log4j_flag(version, log4j)] if log4j else []),
+            "-cp", f"{paths.kafka_libs(version)}/*", main, *args]
 
 
 @dataclass

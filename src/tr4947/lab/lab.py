@@ -38,6 +38,8 @@ from typing import Callable, Iterable
 
 from .. import inventory as inventory_mod
 from .. import kafka_tools, paths
+from ..transports import kafka_admin
+from ..wait import port_open, until
 from . import cds, fsx, kafka
 from . import hosts as H
 from .network import HostLink, Network, NetworkError
@@ -441,7 +443,7 @@ class Lab:
             ns = [n for n in self.nodes(c) if not n.standby]
             if not any(n.is_controller for n in ns):
                 raise LabError(f"cluster {c} has no host with kafka_role: controller")
-            down = [n for n in ns if not kafka_tools.port_open(n.address, n.port, 0.3)]
+            down = [n for n in ns if not port_open(n.address, n.port, 0.3)]
             if down:
                 todo[c] = ns
         # Every node at once, as the operators of a cluster would: each mounts its volume,
@@ -450,11 +452,11 @@ class Lab:
         _parallel([lambda n=n: (self._mount(n),
                                 self.exec(n.name, kafka_tools.start_command(n.host)))
                    for ns in todo.values() for n in ns
-                   if not kafka_tools.port_open(n.address, n.port, 0.3)], width=3)
+                   if not port_open(n.address, n.port, 0.3)], width=3)
         for c, ns in todo.items():
             self.say(f"{c}: started {len(ns)} nodes; waiting until they serve")
             try:
-                kafka_tools.wait_serving(
+                kafka_admin.wait_serving(
                     [(n.name, n.address, n.port, None if n.is_controller else n.node_id)
                      for n in ns], timeout, why_not=self._why_not)
             except (TimeoutError, RuntimeError) as exc:
@@ -586,7 +588,7 @@ class Lab:
                 n = kafka.Node(h)
                 what = f"{n.cluster} {n.role}" + (" (standby)" if n.standby else "")
                 if state == "running":
-                    state = "kafka serving" if kafka_tools.port_open(n.address, n.port, 0.2) \
+                    state = "kafka serving" if port_open(n.address, n.port, 0.2) \
                         else "up (kafka not running)"
             elif h is not None and "clients" in h.groups:
                 what = "client"
@@ -641,11 +643,10 @@ def _parallel(fns: list[Callable], width: int = 8) -> None:
 
 
 def _wait_for(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise LabError(f"gave up after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.1)
+    try:
+        until(check, timeout, 0.1, what)
+    except TimeoutError as exc:
+        raise LabError(str(exc)) from None
 
 
 def _name(p) -> str:

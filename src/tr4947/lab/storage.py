@@ -34,9 +34,7 @@ import json
 import logging
 import os
 import re
-import signal
 import sys
-import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -45,7 +43,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from .. import paths
-from .ontap import space, state
+from .ontap import service, space, state
 
 log = logging.getLogger("tr4947.lab.storage")
 
@@ -292,15 +290,7 @@ def serve(address: str, port: int, root: Path) -> None:
     httpd = _Server((address, port), handler)
     httpd.root = root
     log.info("lab NFS service listening on %s:%s (state %s)", address, port, root)
-    stop = threading.Event()
-
-    def on_signal(signum, frame):
-        stop.set()
-        threading.Thread(target=httpd.shutdown, daemon=True).start()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
-    httpd.serve_forever(poll_interval=0.5)
-    httpd.server_close()
+    service.serve_forever(httpd)
 
 
 def main(argv: list[str] | None = None) -> int:

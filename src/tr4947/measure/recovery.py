@@ -179,16 +179,12 @@ def out_of_isr_at(samples: list[IsrSample], since: float) -> float | None:
 
 
 class IsrWatch:
-    """Polls cluster metadata in a background thread (confluent-kafka AdminClient)."""
+    """Polls cluster metadata in a background thread (tr4947.transports.kafka_admin)."""
 
     def __init__(self, bootstrap: str, broker_id: int, topics: Iterable[str] | None = None,
                  interval: float = 0.5):
-        from confluent_kafka.admin import AdminClient
-        import logging
-        quiet = logging.getLogger("tr4947.measure.recovery")
-        quiet.addHandler(logging.NullHandler())
-        quiet.propagate = False
-        self.admin = AdminClient({"bootstrap.servers": bootstrap, "logger": quiet})
+        from ..transports import kafka_admin
+        self.admin = kafka_admin.client(bootstrap)
         self.broker_id = broker_id
         self.topics = set(topics) if topics is not None else None
         self.interval = interval

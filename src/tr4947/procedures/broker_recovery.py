@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from shlex import quote as q
 
 from .. import kafka_tools as kt
+from ..wait import until
 from ..measure import recovery
 from ..inventory import Host
 
@@ -99,7 +100,7 @@ def delete_topic(t, CL: dict[str, Cluster]) -> None:
               "rec-test-readers", client, check=True)
         for b in C.brokers:
             d = str(b.get("kafka_log_dirs")).split(",")[0]
-            kt.until(lambda b=b, d=d: not t.run(f"ls -d {q(d)}/{TOPIC}-* 2>/dev/null || true",
+            until(lambda b=b, d=d: not t.run(f"ls -d {q(d)}/{TOPIC}-* 2>/dev/null || true",
                                                 b.name, read_only=True).stdout.strip(),
                      180, 1, f"{b.name} to delete {TOPIC}'s files")
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from shlex import quote as q
 
 from .. import kafka_tools as kt
+from ..wait import until
 from ..inventory import Host
 
 SNIP = "functional-validation/"
@@ -215,7 +216,7 @@ def verify(t, rb, L: Layout, c: str, label: str, timeout: float = 600) -> None:
         last["r"] = t.run_snippet(SNIP + "FV-6-reassign-verify.sh", L.client, env=e,
                                   read_only=True, check=True)
         return kt.reassignment_done(last["r"].stdout)
-    kt.until(done, timeout, 3, f"the reassignment on {c} to complete",
+    until(done, timeout, 3, f"the reassignment on {c} to complete",
              seen=lambda: last["r"].stdout[-300:])
     rb.show("FV-6", f"{label}: --verify on {c}", last["r"])
 
@@ -225,7 +226,7 @@ def wait_settled(t, L: Layout, c: str, move: dict, timeout: float) -> str:
     Returns "settled" or "dead"; a timeout reports what was left."""
     if move.get("planned"):
         return "planned"
-    return kt.until(
+    return until(
         lambda: ("settled" if settled(t, L, c, move["after"]) else
                  "dead" if not alive(t, L, c) else None),
         timeout, 2, f"broker 1 of {c} to delete the moved partitions (or fail)",
@@ -279,7 +280,7 @@ def recover(t, rb, L: Layout, c: str) -> None:
         d = describe_topic(t, L, c)
         return not leftovers(t, L, c) and all(
             len(kt.in_sync(d)[p]) == len(reps) for p, reps in kt.replicas(d).items())
-    kt.until(caught_up, 300, 3, f"{c} to delete the leftover and catch up",
+    until(caught_up, 300, 3, f"{c} to delete the leftover and catch up",
              seen=lambda: f"left: {leftovers(t, L, c) or 'nothing'}")
     r = t.run_snippet(SNIP + "FV-8-recover-check.sh", host, read_only=True, env=env, check=True)
     rb.show("FV-8r", "Check the cluster", r)

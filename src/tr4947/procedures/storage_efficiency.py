@@ -8,7 +8,7 @@ with it) and the data written again.
 """
 from __future__ import annotations
 
-from .. import kafka_tools as kt
+from ..wait import until
 from .. import paths
 from ..measure import efficiency
 from . import omb
@@ -53,6 +53,6 @@ def clear(t, client: str, cluster: str, data_dirs: dict[str, str]) -> None:
     """Delete the run's topic and wait until every broker has removed its files."""
     omb.delete_test_topics(t, client, t.bootstrap(cluster))
     for host, d in data_dirs.items():
-        kt.until(lambda host=host, d=d: not t.run(
+        until(lambda host=host, d=d: not t.run(
             f"ls -d {d}/test-topic-* 2>/dev/null || true", host, read_only=True).stdout.strip(),
             180, 1, f"{host} to delete the test topic's files")

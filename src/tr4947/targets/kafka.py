@@ -22,6 +22,8 @@ import shlex
 from typing import Iterable
 
 from .. import kafka_tools
+from ..transports import kafka_admin
+from ..wait import port_open, until
 from ..inventory import Host
 from .files import plain_path
 from .result import Result, ResultSet
@@ -91,7 +93,7 @@ class KafkaOperations:
             out.append(self.run(cmd, n))
         if not out.planned:
             for n in names:
-                kafka_tools.until(lambda n=n: not self.kafka_pids(n), timeout, 0.5,
+                until(lambda n=n: not self.kafka_pids(n), timeout, 0.5,
                                   f"Kafka on {n} to stop")
         return out
 
@@ -105,7 +107,7 @@ class KafkaOperations:
             port = int(h.get("kafka_controller_port", 9093) if ctl else h.get("kafka_port", 9092))
             nid = None if ctl else int(h.get("kafka_node_id", 0))
             nodes.append((n, self._kafka_address(h), port, nid))
-        return kafka_tools.wait_serving(nodes, timeout, why_not=self._why_not)
+        return kafka_admin.wait_serving(nodes, timeout, why_not=self._why_not)
 
     def _kafka_address(self, h: Host) -> str:
         return h.kafka_address
@@ -131,8 +133,8 @@ class KafkaOperations:
             f"nohup sh -c 'sleep 1; ip addr del {cidr} dev {dev}' > /dev/null 2>&1 &", from_host))
         if not out.planned:
             self._pool.forget(self._endpoint(fh))
-            kafka_tools.until(lambda: not kafka_tools.port_open(address, 22, 0.5) and
-                              not kafka_tools.port_open(address, int(fh.get("kafka_port", 9092)),
+            until(lambda: not port_open(address, 22, 0.5) and
+                              not port_open(address, int(fh.get("kafka_port", 9092)),
                                                         0.5), timeout, 0.5,
                               f"{address} to leave {from_host}")
         dev = th.get("kafka_interface", "eth0")

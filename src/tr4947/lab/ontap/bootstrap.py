@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 
 from ... import units
+from ...atomic import write_json
 from . import state
 
 USERS = ("admin", "fsxadmin")
@@ -36,12 +37,7 @@ def _hash(password: str) -> dict:
 
 
 def _write(f: Path, data: dict) -> None:
-    f.parent.mkdir(parents=True, exist_ok=True)
-    tmp = f.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        json.dump(data, out)
-    os.replace(tmp, f)
+    write_json(f, data, mode=0o600, indent=None)
 
 
 def ensure_passwords(root: Path, initial: dict[str, str] | None = None) -> Path:

@@ -23,10 +23,8 @@ import ipaddress
 import json
 import logging
 import os
-import signal
 import ssl
 import sys
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -341,15 +339,7 @@ def serve(address: str, port: int, root: Path) -> None:
     httpd = make_server(address, port, root)
     log.info("ONTAP stand-in REST API listening on https://%s:%s/api (state %s)",
              address, port, root)
-    stop = threading.Event()
-
-    def on_signal(signum, frame):
-        stop.set()
-        threading.Thread(target=httpd.shutdown, daemon=True).start()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
-    httpd.serve_forever(poll_interval=0.5)
-    httpd.server_close()
+    service.serve_forever(httpd)
     log.info("stopped")
 
 

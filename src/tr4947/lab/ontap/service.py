@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -36,3 +38,15 @@ def run(prog: str, description: str, default_listen: str,
         log.error("cannot listen on %s: %s", a.listen, exc)
         return 1
     return 0
+
+
+def serve_forever(httpd) -> None:
+    """Serve an http.server until SIGTERM or SIGINT, then close it: how every lab HTTP
+    service (the REST API, the NFS service) ends when its host is taken down."""
+    def on_signal(signum, frame):
+        # shutdown() waits for serve_forever() to return: never from the serving thread.
+        threading.Thread(target=httpd.shutdown, daemon=True).start()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    httpd.serve_forever(poll_interval=0.5)
+    httpd.server_close()
