@@ -135,6 +135,14 @@ def _import_ansible() -> None:
             sys.stdout, sys.stderr = out, err
 
 
+def resolve(target: str | os.PathLike | None = None) -> Path:
+    """The inventory a target names, as an absolute path, resolved once per run: a name
+    under playbook/inventory/, or a path to an inventory file or directory (relative to the
+    current directory). No target: $TR4947_TARGET, else the lab."""
+    target = target or os.environ.get("TR4947_TARGET") or "lab"
+    return inventory_path(target).resolve()
+
+
 def inventory_path(name_or_path: str | os.PathLike) -> Path:
     # A target name wins over a same-named relative path (the repo has a lab/ directory).
     d = paths.INVENTORY / str(name_or_path)

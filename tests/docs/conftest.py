@@ -133,7 +133,6 @@ def snippet_files() -> list[str]:
 
 
 NOTEBOOKS = REPO / "notebooks"
-OPEN_RUNBOOK = re.compile(r'runbook\.start\(\\?"([\w-]+)\\?",\s*\\?"([\w-]+)\\?"')
 
 
 def committed_notebooks() -> list[Path]:
@@ -149,5 +148,7 @@ def committed_notebooks() -> list[Path]:
 
 
 def notebook_chapters(notebook_text: str) -> set[str]:
-    """Chapters a notebook records results for: runbook.start(<notebook>, <chapter>, ...)."""
-    return {chapter for _, chapter in OPEN_RUNBOOK.findall(notebook_text)}
+    """The chapter (page) a notebook records results for: its metadata.tr4947.chapter."""
+    import json
+    chapter = json.loads(notebook_text).get("metadata", {}).get("tr4947", {}).get("chapter")
+    return {chapter} if chapter else set()

@@ -105,10 +105,8 @@ def test_every_notebook_is_offered_to_run_on_its_chapter_page():
 
 
 def test_notebook_chapter_parser():
-    src = '"rb = runbook.start(\\"aws-fsx\\", \\"aws-fsx\\", t, {}, results_dir)\\n"'
-    assert notebook_chapters(src) == {"aws-fsx"}
-    assert notebook_chapters('rb = runbook.start("sizing", "sizing", t)') == {"sizing"}
-    assert notebook_chapters("no runbook here") == set()
+    assert notebook_chapters('{"metadata": {"tr4947": {"chapter": "aws-fsx"}}}') == {"aws-fsx"}
+    assert notebook_chapters('{"metadata": {}}') == set()
 
 
 XREF_TO_SECTION_WITHOUT_TEXT = re.compile(r"xref:[\w./-]+\.adoc#[\w-]+\[\]")

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from tr4947 import runbook, secrets
+from tr4947 import secrets
+from tr4947.procedures import record
 from tr4947.lab import fsx as fsx_standin
 from tr4947.procedures import fsx
 
@@ -42,7 +43,7 @@ def create(t, deployment="MULTI_AZ_1", iops=40000, password="Lab-Fsx-Secret-913"
 def test_the_fsx_chapter_runs_against_the_stand_in(lab, tmp_path):
     t = lab.target()
     password = t.secret("FSXADMIN_PASSWORD")               # the lab makes one
-    rb = runbook.start("aws-fsx", "aws-fsx", t, {}, tmp_path)
+    rb = record.start("aws-fsx", "aws-fsx", t.name, tmp_path, t.kind)
     fs = fsx.create(t, rb, CLIENT, password)
     recs = {(r["id"], r["title"]): r["data"] for r in
             json.loads(rb.path.read_text())["records"]}

@@ -47,15 +47,19 @@ def test_target_reaches_the_notebook(tmp_path):
     # The plans name the example inventory's hosts, not the lab's.
     text = "\n".join(plans)
     assert "CHANGE-ME-broker-1.example.invalid" in text and "198.18." not in text
-    nb = nbformat.read(paths.BUILD / "notebooks" / "aws-cvo" / "aws-cvo-storage.ipynb",
-                       as_version=4)
+    # The executed notebook is kept beside the record, from the same run; the source notebook
+    # is never written by a run (it is an input of the run).
+    nb = nbformat.read(tmp_path / "aws-cvo" / "aws-cvo-storage.ipynb", as_version=4)
+    assert nb.metadata["tr4947_run"] == {"run_id": doc["run"]["id"], "target": "aws-cvo",
+                                         "digest": doc["run"]["digest"]}
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
-    assert not injected, "the kept notebook is the source notebook with this run's outputs"
-    assert nb.metadata["tr4947"] == {"run_id": doc["run"]["id"], "target": "aws-cvo",
-                                     "digest": doc["run"]["digest"]}
-    # A real target's run never replaces the committed lab notebook.
-    committed = nbformat.read(paths.REPO / "notebooks" / "aws-cvo-storage.ipynb", as_version=4)
-    assert committed.metadata.get("tr4947", {}).get("target") in (None, "lab")
+    assert len(injected) == 1 and 'broker = "broker-1"' in injected[0].source
+    assert "results_dir" not in injected[0].source, "the runner's staging dir is not kept"
+    assert nb.metadata["papermill"]["parameters"] == {"target": "aws-cvo", "confirm": False,
+                                                      "broker": "broker-1"}
+    source = nbformat.read(paths.REPO / "notebooks" / "aws-cvo-storage.ipynb", as_version=4)
+    assert all(not c.get("outputs") for c in source.cells if c.cell_type == "code")
+    assert "tr4947_run" not in source.metadata
 
 
 def test_a_failed_run_keeps_the_previous_results_and_says_so(tmp_path):

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from tr4947 import paths
-from tr4947.runbook import execute
+from tr4947.runbook import chapters, execute
 
 
 def test_the_functional_validation_chapter_has_a_tr_kafka_variant():
@@ -41,10 +41,10 @@ def test_an_unknown_variant_is_refused_with_the_choices():
 
 
 TINY_PARAMS = 'target = "lab"\nconfirm = False\nresults_dir = None\nflavour = "plain"'
-TINY_BODY = ('from tr4947 import runbook\n'
-             'rb = runbook.start("tiny", "tiny", target, dict(flavour=flavour), results_dir, '
-             'kind="computed")\n'
-             'rb.text("TI-1", "Flavour", flavour)\nrb.finish()\nprint(flavour)')
+TINY_BODY = ('from tr4947.procedures import attach\n'
+             'run = attach("tiny", target, confirm, results_dir)\n'
+             'run.rec.computed()\n'
+             'run.rec.text("TI-1", "Flavour", flavour)\nrun.finish()\nprint(flavour)')
 
 
 @pytest.fixture
@@ -56,9 +56,9 @@ def tiny(tmp_path, monkeypatch):
                 nbformat.v4.new_code_cell(TINY_BODY)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
-    nb.metadata["tr4947_variants"] = {"salty": {"flavour": "salty"}}
+    nb.metadata["tr4947"] = {"chapter": "tiny", "variants": {"salty": {"flavour": "salty"}}}
     nbformat.write(nb, nbs / "tiny.ipynb")
-    monkeypatch.setattr(execute, "NOTEBOOKS", nbs)
+    monkeypatch.setattr(chapters, "NOTEBOOKS", nbs)
     return tmp_path / "results"
 
 
@@ -73,7 +73,7 @@ def test_each_variant_runs_with_its_parameters_and_is_filed_apart(tiny, capsys):
     assert [r["data"]["body"] for r in salty["records"]] == ["salty"]
     assert salty["run"]["parameters"]["flavour"] == "salty"
     assert "flavour" not in plain["run"]["parameters"]
-    kept = nbformat.read(paths.BUILD / "notebooks" / "lab" / "tiny.salty.ipynb", as_version=4)
+    kept = nbformat.read(tiny / "lab" / "tiny.salty.ipynb", as_version=4)
     assert "salty" in kept.cells[-1].outputs[0]["text"]
     # Both are now up to date; naming the variant runs it alone.
     again = execute.run("lab", results=tiny)

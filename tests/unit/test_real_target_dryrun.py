@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-from tr4947 import inventory, runbook, secrets, targets
+from tr4947 import inventory, secrets, targets
+from tr4947.procedures import record
 from tr4947.procedures import fsx
 from tr4947.targets import fstab, playbooks
 from tr4947.targets.base import Target, TargetError
@@ -130,7 +131,7 @@ FSX_SECRET = "Fsx-dry-run-Secret-4947"
 
 
 def recorder(t, tmp_path):
-    return runbook.start("aws-fsx", "aws-fsx", t, {}, tmp_path)
+    return record.start("aws-fsx", "aws-fsx", t.name, tmp_path, t.kind)
 
 
 @pytest.mark.parametrize("password", [FSX_SECRET, None], ids=["password-set", "no-password"])
@@ -148,7 +149,7 @@ def test_fsx_dry_run_plans_every_step_and_reaches_nothing(password, no_network, 
     # What later steps read stands for what FSX-1, FSX-2 and FSX-4 would report.
     assert fs.env["FSX_FILE_SYSTEM_ID"] == "<FileSystemId from FSX-1>"
     assert fs.env["FSX_SVM_ID"] == "<StorageVirtualMachineId from FSX-4>"
-    steps = [(r["title"], r["data"]["output"]) for r in json.loads(rb.path.read_text())["records"]]
+    steps = [(r["title"], r["data"]["output"]) for r in record.read(rb.path)["records"]]
     assert [t_ for t_, _ in steps] == [
         "The TR's command as written", "Corrected command",
         "describe-file-systems once the file system is AVAILABLE",

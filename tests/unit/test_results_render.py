@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tr4947.results import render
-from tr4947.runbook import record
+from tr4947.procedures import record
 
 PARTIALS = render.MODULE / "partials" / "results"
 
@@ -23,8 +23,8 @@ IMAGES = render.MODULE / "images" / "results"
 
 def run_record(results, target, kind="lab", chapter="functional-validation", **extra):
     """A run record as the runner writes it: the notebook's records plus provenance."""
-    rec = record.start("functional-validation", chapter, target, {"scale": 0.01},
-                       results_dir=results.parent / "stage", kind=kind)
+    rec = record.start("functional-validation", chapter, target, results.parent / "stage",
+                       kind=kind)
     rec.echo = False
     rec.console("FV-3", "Topic description", "kafka-topics.sh --describe --topic t",
                 "Topic: t\tPartitionCount: 4\n----\nend", host="broker1")
@@ -33,7 +33,7 @@ def run_record(results, target, kind="lab", chapter="functional-validation", **e
                                      "reference": [{"name": "TR", "x": [1, 2], "y": [5, 5]}]})
     rec.console("FV-5", "Volumes", "", "cluster1::> volume show\nVserver Volume\n",
                 prompt="")
-    recs = json.loads(rec.finish().read_text())
+    recs = record.read(rec.finish())
     doc = {"notebook": "functional-validation", "chapter": chapter,
            "run": {"id": f"20261124T000000Z-{target[:6]}", "target": target, "kind": kind,
                    "started": "2026-11-24T00:00:00+00:00", "commit": "a" * 40,
@@ -127,14 +127,14 @@ def test_foreign_file_in_results_is_a_clear_error(tmp_path):
 
 
 def test_bad_procedure_id_is_rejected(tmp_path):
-    rec = record.start("x", "x", "lab", results_dir=tmp_path)
+    rec = record.start("x", "x", "lab", tmp_path)
     with pytest.raises(ValueError, match="not like FV-3"):
         rec.text("fv3", "t", "b")
 
 
 def test_unknown_kind_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="one of lab, real, computed"):
-        record.start("x", "x", "lab", results_dir=tmp_path, kind="guess")
+        record.start("x", "x", "lab", tmp_path, kind="guess")
 
 
 def test_a_result_no_run_recorded_gets_a_placeholder_not_a_broken_build(tmp_path):

@@ -79,9 +79,11 @@ def preflight() -> None:
 
 
 class Lab:
-    def __init__(self, inventory: str | os.PathLike = "lab", root: Path | None = None,
+    def __init__(self, inventory: "str | os.PathLike | inventory_mod.Inventory" = "lab",
+                 root: Path | None = None,
                  echo: Callable[[str], None] | None = print):
-        self.inv = inventory_mod.load(inventory)
+        self.inv = inventory if isinstance(inventory, inventory_mod.Inventory) else \
+            inventory_mod.load(inventory)
         if self.inv.kind != "lab":
             raise LabError(f"inventory {self.inv.name!r} does not describe a lab "
                            "(target_kind: lab): it is a real target, which the lab never builds")
@@ -211,6 +213,21 @@ class Lab:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
     # --- credentials the control node uses (LabTarget reads them; nothing else) -----------------
+    def stand_ins(self) -> dict[str, str]:
+        """What the lab puts in place of the real systems, with versions, for a run's
+        provenance: the ONTAP stand-in, the FSx stand-in (moto), the NFS client layer."""
+        import importlib.metadata as md
+        from . import nfsclient
+        from .ontap import state
+        out = {"ONTAP stand-in": state.Cluster().version}
+        try:
+            out["FSx stand-in (moto)"] = md.version("moto")
+        except md.PackageNotFoundError:
+            pass
+        layer = getattr(nfsclient, "layer", None)
+        out["NFS client layer"] = layer() if layer else "bindfs (FUSE)"
+        return out
+
     def credentials(self) -> dict:
         from .ontap import bootstrap, rest
         pw = {u: self.secret(f"ontap:{u}") for u in bootstrap.USERS} \

@@ -35,9 +35,17 @@ class Spread:
         return (f"{f.format(self.median)}{u} ({f.format(self.low)}-{f.format(self.high)}, "
                 f"n={self.n})")
 
-    def overlaps(self, other: "Spread") -> bool:
-        """Do the two ranges overlap? Then the runs cannot tell the two cases apart."""
-        return self.low <= other.high and other.low <= self.high
+    def overlaps(self, other: "Spread", digits: int | None = None) -> bool:
+        """Do the two ranges overlap? Then the runs cannot tell the two cases apart.
+        ``digits``: compare at the precision the figures are shown with, so ranges that a
+        reader sees touching (15.9-17.7 and 14.9-15.9) are not called apart."""
+        r = (lambda v: round(v, digits)) if digits is not None else (lambda v: v)
+        return r(self.low) <= r(other.high) and r(other.low) <= r(self.high)
+
+    def as_dict(self, unit: str = "", digits: int = 3) -> dict:
+        """The figure as a verdict or a load record carries it."""
+        return {"median": round(self.median, digits), "low": round(self.low, digits),
+                "high": round(self.high, digits), "n": self.n, "unit": unit}
 
 
 def spread(values) -> Spread:

@@ -24,6 +24,7 @@ from .. import kafka_tools as kt
 from ..wait import until
 from ..measure import recovery
 from ..inventory import Host
+from ..targets.kafka import bootstrap_of
 
 CLUSTERS = ("das", "nfs")
 TOPIC = "rec-test"
@@ -51,8 +52,8 @@ class Cluster:
 def clusters(t) -> dict[str, Cluster]:
     out = {}
     for c in CLUSTERS:
-        brokers = t.kafka_hosts(c)
-        spare = t.kafka_hosts(c, standby=True)
+        brokers = t.cluster(c).brokers
+        spare = t.cluster(c).standbys
         if not brokers or not spare:
             raise ValueError(f"cluster {c} needs brokers and a standby host "
                              "(kafka_standby: true) in inventory {t.name}")
@@ -67,8 +68,7 @@ def clusters(t) -> dict[str, Cluster]:
 
 
 def bootstrap(C: Cluster, skip_first: bool = False) -> str:
-    hosts = C.brokers[1:] if skip_first else C.brokers
-    return ",".join(f"{h.kafka_address}:{h.get('kafka_port', 9092)}" for h in hosts)
+    return bootstrap_of(C.brokers[1:] if skip_first else C.brokers)
 
 
 def populate(t, rb, CL: dict[str, Cluster], size_gb: float, scale: float,
@@ -238,3 +238,125 @@ def measure_log(t, C: Cluster, rep: Replacement) -> None:
     rep.partitions = len(with_data)
     rep.resumed = sum(1 for tp in with_data if offsets.get(tp) == ends[tp])
     rep.from_zero = sum(1 for tp in with_data if offsets.get(tp) == 0)
+
+
+# --- the chapter ---------------------------------------------------------------------------------------
+#: The TR's recovery times (minutes), per data size (GB) and cluster.
+TR_MINUTES = {(110, "das"): 10, (110, "nfs"): 3, (1000, "das"): 48, (1000, "nfs"): 3}
+
+
+class BrokerRecovery:
+    """REC-1..REC-3 on both clusters, at several data sizes, several replacements each."""
+
+    def __init__(self, run):
+        self.run, self.t, self.rec = run, run.target, run.rec
+        self.clusters = clusters(self.t)
+        self.replacements: list[Replacement] = []
+        self.sizes: dict[float, dict[str, int]] = {}
+
+    def replace(self, sizes_gb: list[float], scale: float, repeats: int, read_fraction: float,
+                isr_timeout_s: float) -> None:
+        """For each size: the test topic written (REC-1), broker 1 replaced ``repeats`` times
+        on each cluster (REC-2) and each replacement measured (REC-3)."""
+        CL = self.clusters
+        print(f"sizes per broker {sizes_gb} GB x {scale}; {repeats} replacements per size and "
+              "cluster")
+        for size in sizes_gb:
+            if size != sizes_gb[0]:
+                delete_topic(self.t, CL)
+            records, pop = populate(self.t, self.rec, CL, size, scale, read_fraction,
+                                    record=size == sizes_gb[0])
+            if pop.planned:
+                for C in CL.values():
+                    plan_replacement(self.t, self.rec, C)
+                return
+            print(f"{size:>5} GB: {records:,} records of 1 KB written to both clusters in "
+                  f"{pop.duration:.0f} s")
+            self.sizes[size] = {c: held(self.t, C) for c, C in CL.items()}
+            before = {c: committed_offsets(self.t, C)[0] for c, C in CL.items()}
+            for _ in range(repeats):
+                for c, C in CL.items():
+                    r = replace_broker_1(self.t, C, isr_timeout_s)
+                    r.extra.update(size=size, held=self.sizes[size][c],
+                                   committed_before=before[c])
+                    self.replacements.append(r)
+                    print(f"{size:>5} GB, {c}, round {r.round} ({r.extra['step_seconds']:.0f} s): "
+                          f"{r.old} -> {r.new}; log {r.log_seconds:.1f} s, ISR complete "
+                          f"{r.isr_seconds:.1f} s, copied {r.copied / 1e9:.3f} GB, "
+                          f"{r.resumed}/{r.partitions} partitions found in place")
+
+    def results(self) -> None:
+        """The transcripts of the first replacement per cluster, the times per size and
+        cluster (median, min-max), DAS / NFS beside the TR's ratio, and a chart."""
+        from ..measure.spread import series, spread
+        reps = self.replacements
+        if not reps:
+            return
+        first_size = next(iter(self.sizes))
+        first = {c: next(r for r in reps if r.cluster == c) for c in CLUSTERS}
+        for c in CLUSTERS:
+            self.rec.show("REC-2", f"{c.upper()} cluster: the standby takes over as broker 1",
+                          first[c].transcript, show=False)
+            self.rec.show("REC-3", f"{c.upper()} cluster: start and end of the recovery in the "
+                          f"replacement's log ({first_size} GB run)", first[c].log, show=False)
+        rows, ratio, times = [], [], {}
+        for size in self.sizes:
+            for c in CLUSTERS:
+                rs = [r for r in reps if r.extra["size"] == size and r.cluster == c]
+                times[(size, c)] = (spread(r.log_seconds for r in rs),
+                                    spread(r.isr_seconds for r in rs))
+                rows.append([size, f"{self.sizes[size][c] / 1e9:.3f}", c.upper(),
+                             spread(r.copied / 1e9 for r in rs).fmt(3),
+                             times[(size, c)][0].fmt(1), times[(size, c)][1].fmt(1),
+                             f"{min(r.resumed for r in rs)}-{max(r.resumed for r in rs)} of "
+                             f"{rs[0].partitions}"])
+        self.rec.table("REC-3", "Lab: time to recover broker 1 (median, min-max and number of "
+                       "replacements)",
+                       ["TR size (GB)", "Lab data per broker (GB)", "Cluster",
+                        "Copied to the replacement (GB)",
+                        "TR method: start to last fetcher/loading line (s)",
+                        "Until no partition is under-replicated (s)",
+                        "Partitions with data found in place"], rows,
+                       note="Both times count from the replacement broker's start. The log time "
+                            "is the TR's method; the ISR time is when the cluster has every "
+                            "replica in sync again.",
+                       key=["TR size (GB)", "Cluster", "Until no partition is under-replicated (s)"])
+        for size in self.sizes:
+            d, n = times[(size, "das")], times[(size, "nfs")]
+            ratio.append([size, f"{TR_MINUTES[(size, 'das')] / TR_MINUTES[(size, 'nfs')]:.1f}"
+                          if (size, "das") in TR_MINUTES else "-",
+                          f"{d[0].median / n[0].median:.1f}", f"{d[1].median / n[1].median:.1f}",
+                          "no" if d[1].overlaps(n[1], 1) else "yes"])
+        self.rec.table("REC-3", "DAS time divided by NFS time (medians)",
+                       ["Size (GB, TR)", "TR-4947", "Lab, from the log", "Lab, ISR complete",
+                        "Lab ranges apart (DAS vs NFS, ISR)"], ratio)
+        self.rec.chart("REC-3", "Recovery time versus data per broker (median, min-max)", {
+            "type": "line", "x_label": "lab data per broker (GB)", "y_label": "seconds",
+            "series": [series(f"{c.upper()}, {how}",
+                              [round(self.sizes[s][c] / 1e9, 3) for s in self.sizes],
+                              [times[(s, c)][k] for s in self.sizes])
+                       for c in CLUSTERS
+                       for k, how in ((1, "until ISR complete"), (0, "from the log"))]})
+        self.times = times
+
+    def invariants(self) -> None:
+        """What holds on every run (nbval compares it): where the replacement's partitions
+        started, and whether the consumer group's committed offsets survived."""
+        for c in CLUSTERS:
+            rs = [r for r in self.replacements if r.cluster == c]
+            if not rs:
+                print(f"{c.upper()}: planned only")
+                continue
+            started = ("the offsets the cluster had (data found in place)"
+                       if all(r.resumed == r.partitions for r in rs)
+                       else "offset 0 (data copied again)"
+                       if all(r.from_zero == r.partitions for r in rs) else "mixed offsets")
+            kept = all(r.extra["committed_after"] == r.extra["committed_before"] > 0 for r in rs)
+            print(f"{c.upper()}: on all {len(rs)} replacements the test-topic replicas holding "
+                  f"data started from {started}; consumer group offsets "
+                  f"{'survived' if kept else 'were LOST'}")
+            self.rec.text("REC-3", "", f"{c.upper()} cluster: on every replacement ({len(rs)}), "
+                          f"the replacement's test-topic replicas started from {started}, and "
+                          "the consumer group's committed offsets "
+                          f"{'were intact after the recovery' if kept else 'were lost'}.",
+                          show=False)

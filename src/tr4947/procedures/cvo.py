@@ -49,3 +49,136 @@ def log_dirs_on_nfs(properties: str, df_output: str) -> list[list[str]]:
         mp = max((m for m in nfs if d == m or d.startswith(m + "/")), key=len, default=None)
         rows.append([d, nfs[mp] if mp else "NOT ON NFS"])
     return rows
+
+
+# --- the storage chapter (CVO-1..CVO-5) -------------------------------------------------------------
+class CvoStorage:
+    """CVO-1..CVO-5 on one broker host, as the aws-cvo storage notebook runs them: ONTAP's
+    volumes, the broker's NFS mounts (the TR's lines as printed first, then the guide's),
+    ONTAP's connection listing, the NVRAM statistics, the broker's log dirs, an audit."""
+
+    def __init__(self, run, broker: str):
+        self.run, self.t, self.rec = run, run.target, run.rec
+        self.t.hosts(broker)                # an unknown broker stops here, before any step
+        self.broker = broker
+        ontap = self.t.inventory.ontap()
+        self.ontap, self.svm = ontap.name, ontap.get("ontap_svm", "svm_kafka")
+        self.server_properties = (f"{self.t.host(broker).get('kafka_home', '/opt/kafka')}"
+                                  "/config/server.properties")
+        # The snippets show the lab's SVM name and data LIF addresses; this target's come
+        # from its inventory.
+        self.values = self.t.lab_values()
+        self.volumes = self.mounted = self.placed = None
+        print(f"ONTAP host {self.ontap}; broker host {broker}")
+
+    def create_volumes(self) -> None:
+        """CVO-1: six volumes on two aggregates (HA pair)."""
+        self.volumes = self.t.run_snippet("aws-cvo/CVO-1-volumes-ha.ontap", self.ontap,
+                                          check=True, replace=self.values)
+        self.rec.show("CVO-1", "Six volumes on two aggregates, one per node", self.volumes,
+                      prompt="::>")
+
+    def mount_tr_as_printed(self, tr_as_printed: bool | None) -> None:
+        """CVO-3 the TR's way first (on the lab by default): its fstab lines as printed,
+        mounted, audited, and made safe in place by PRE-2."""
+        from ..targets import fstab
+        from . import preflight as pf
+        if not (self.run.is_lab if tr_as_printed is None else tr_as_printed):
+            return
+        added = self.t.add_fstab_lines("aws-cvo/CVO-3-nfs-mounts.tr-as-written.fstab",
+                                       self.broker, servers=self.values, check=True,
+                                       needs=self.volumes)
+        self.rec.show("CVO-3", "The TR's fstab lines as printed, added to /etc/fstab", added)
+        mounted = self.t.run_snippet("aws-cvo/CVO-3-mount.sh", self.broker, check=True,
+                                     needs=added)
+        self.rec.show("CVO-3", "The TR's lines: mount -a, then df -h", mounted)
+        # The audit reads log dirs from server.properties, which CVO-5 sets later: the six
+        # mount points stand in for them here.
+        points = fstab.mount_points("aws-cvo/CVO-3-nfs-mounts.fstab")
+        before, after = pf.check(self.t, self.rec, "CVO-3",
+                                 "Preflight audit (PRE-1) of the TR's lines as mounted",
+                                 hosts=[self.broker], svm=self.svm, log_dirs=points)
+        print(f"the TR's lines as mounted: {before}; after PRE-2: {after}")
+        if not mounted.planned and after != "safe":
+            raise RuntimeError(f"PRE-2 left the TR's mounts {after}")
+
+    def mount(self) -> None:
+        """CVO-3: the guide's lines (NFSv4.1 pinned) added to the broker's /etc/fstab, with
+        this target's LIFs, and mounted."""
+        added = self.t.add_fstab_lines("aws-cvo/CVO-3-nfs-mounts.fstab", self.broker,
+                                       servers=self.values, check=True, needs=self.volumes)
+        self.rec.show("CVO-3", "The guide's fstab lines (NFSv4.1 pinned) added to /etc/fstab",
+                      added)
+        self.mounted = self.t.run_snippet("aws-cvo/CVO-3-mount.sh", self.broker, check=True,
+                                          needs=added)
+        self.rec.show("CVO-3", "mount -a from /etc/fstab, then df -h", self.mounted)
+
+    def connections(self) -> None:
+        """CVO-4: the NFS connections ONTAP lists, against what the mounts predict. Both reads
+        count what CVO-3's mounts opened: in a dry run they are planned as well."""
+        r = self.t.run_snippet("aws-cvo/CVO-4-nfs-connections.ontap", self.ontap,
+                               read_only=True, check=True, needs=self.mounted)
+        mount_list = self.t.run("mount", self.broker, read_only=True, check=True,
+                                needs=self.mounted)
+        self.rec.show("CVO-4", "network connections active show -service nfs*", r,
+                      prompt="::>", show=False)
+        if r.planned:
+            return
+        c = connections(r.output, mount_list.stdout)
+        if c["shown"] != c["rows"]:
+            raise RuntimeError(f"counted {c['rows']} rows, ONTAP says {c['shown']}")
+        if c["rows"] != c["expected"]:
+            raise RuntimeError(f"ONTAP lists {c['rows']} connections, the mounts predict "
+                               f"{c['expected']}")
+        who = ("The lab's ONTAP stand-in models" if self.run.is_lab else "The cluster listed")
+        self.rec.text("CVO-4", "", (
+            f"{who} {c['rows']} NFS connections for one broker ({self.broker}): its "
+            f"{c['mounts']} `nconnect=16` mounts go through {len(c['sets'])} LIFs, and a Linux "
+            f"client keeps one set of 16 connections per LIF, so {len(c['sets'])} x 16 = "
+            f"{c['expected']}, not {c['mounts']} x 16. The TR's 48 entries on the single node "
+            "fit the same rule for its three brokers on one LIF (3 x 16)."
+            + (" On the lab no TCP connection exists: the stand-in lists the connections the "
+               "rule predicts from the mounts its NFS service granted, so this shows the rule, "
+               "not a client's behaviour." if self.run.is_lab else "")))
+
+    def nvram_statistics(self) -> None:
+        """CVO-2: `statistics start` creates a sample on the cluster (a second start of
+        sample_555 fails), so the step counts as a change: planned in a dry run."""
+        r = self.t.run_snippet("aws-cvo/CVO-2-vnvram-stats.ontap", self.ontap, check=True)
+        self.rec.show("CVO-2", "statistics start/show for vnvram backing_store_iops", r,
+                      prompt="::>")
+        if self.run.is_lab:
+            self.rec.text("CVO-2", "", (
+                "On the lab, `backing_store_iops` is the stand-in's measurement of this "
+                "machine's disk operations per second (reads and writes, all disks) between "
+                "`statistics start` and `statistics show`, reported for the first node only. "
+                "Run back to back with nothing in between, as here, it is close to zero and "
+                "says nothing about an NVRAM backing store; the TR's 1479 and 1210 are per HA "
+                "node of a CVO under its benchmark load."))
+
+    def log_dirs(self) -> None:
+        """CVO-5: the TR's settings applied to the broker's own server.properties, every
+        log dir checked to be on one of its NFS mounts."""
+        self.placed = self.t.apply_properties("aws-cvo/CVO-5-server-ha.properties", self.broker,
+                                              self.server_properties, check=True,
+                                              needs=self.mounted)
+        conf = self.t.read_file(self.broker, self.server_properties, needs=self.placed)
+        df = self.t.run("df -h", self.broker, read_only=True, check=True, needs=self.mounted)
+        self.rec.show("CVO-5", "server.properties of the HA-pair broker", self.placed,
+                      show=conf.planned or df.planned)
+        if conf.planned or df.planned:
+            return
+        rows = log_dirs_on_nfs(conf.stdout, df.stdout)
+        if not all(":/" in v for _, v in rows):
+            raise RuntimeError(f"a log dir is not on an NFS mount: {rows}")
+        self.rec.table("CVO-5", "log.dirs of the HA-pair broker configuration, checked against "
+                       "the mounts", ["log dir", "NFS volume it is on"], rows)
+
+    def audit(self) -> None:
+        """PRE-1 over the broker as this chapter built it."""
+        from . import preflight as pf
+        rows, _ = pf.audit(self.t, hosts=[self.broker], needs=self.placed)
+        if not self.placed.planned:
+            verdict = pf.record(self.rec, "CVO-5", f"Preflight audit (PRE-1) of {self.broker} "
+                                "as this chapter built it", rows)
+            print(f"{self.broker}: {verdict}")

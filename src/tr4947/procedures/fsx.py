@@ -126,3 +126,77 @@ def volumes(t, rb, fs: FileSystem, password: str | None, record: bool = True) ->
             rb.show("FSX-5", title, r, prompt="::>")
         out.append(r)
     return out
+
+
+# --- the provisioning chapter (FSX-1..FSX-5, FSX-7) --------------------------------------------------
+class FsxProvisioning:
+    """The aws-fsx notebook's steps on the target's admin host (its first client)."""
+
+    def __init__(self, run):
+        self.run, self.t, self.rec = run, run.target, run.rec
+        self.client = self.t.hosts("clients")[0].name
+        self.password = self.t.secret("FSXADMIN_PASSWORD")
+        self.fs: FileSystem | None = None
+        self.vols: list = []
+        aws = self.t.run("aws --version; aws configure get endpoint_url || true", self.client,
+                         read_only=True, check=True)
+        print(f"{aws.output.split()[0] if aws.output else 'aws CLI'} on {self.client}; AWS API: "
+              f"{aws.stdout.split()[-1] if 'http' in aws.stdout else 'AWS'}")
+        if self.password is None and not self.t.confirm:
+            print("FSXADMIN_PASSWORD is not set: a run with confirm=True needs it; the plan "
+                  "shows ${FSXADMIN_PASSWORD} where the value would go")
+
+    def create(self) -> None:
+        """FSX-1 to FSX-4."""
+        self.fs = create(self.t, self.rec, self.client, self.password)
+        if self.fs.nfs_address and not self.run.is_lab:
+            # Later chapters (the performance notebook) read these from the inventory.
+            print(f"Record in your inventory: ontap host ansible_host {self.fs.management}, "
+                  f"ontap_data_lifs address {self.fs.nfs_address}")
+
+    def volumes(self, tr_as_printed: bool | None) -> None:
+        """FSX-5's ONTAP part: the TR's volume create as printed first (on the lab by
+        default), then the guide's six volumes."""
+        if self.run.is_lab if tr_as_printed is None else tr_as_printed:
+            ontap = self.t.inventory.ontap().name
+            if self.fs.management:
+                self.t.reach(ontap, address=self.fs.management, password=self.password,
+                             user="fsxadmin")
+            tr = self.t.run_snippet(SNIP + "FSX-5-volume-create.tr-as-written.ontap", ontap,
+                                    needs=self.fs.svm)
+            self.rec.show("FSX-5", "The TR's volume create as printed", tr, prompt="::>")
+            if self.run.is_lab and "Missing required parameter: -vserver" in tr.output:
+                self.rec.text("FSX-5", "", (
+                    "The lab's ONTAP stand-in refuses the TR's lines because it holds two data "
+                    "SVMs: the other chapters' `svm_kafka` and FSX-4's `svmkafkatest`. The "
+                    "clustershell fills in `-vserver` only when there is exactly one, as on the "
+                    "TR's file system; the guide names the SVM. Run on a stand-in with one data "
+                    "SVM (the project's snippet tests), the same lines create the six volumes, "
+                    "without preserve-unlink."))
+        self.vols = volumes(self.t, self.rec, self.fs, self.password)
+
+    def mount(self) -> None:
+        """FSX-5's client part: the fstab lines with the NFS address FSX-4 reported, mounted,
+        and the six mounts audited (no broker uses them yet: the mount points stand in for
+        log dirs)."""
+        from ..targets import fstab
+        from . import preflight as pf
+        added = self.t.add_fstab_lines("aws-fsx/FSX-5-nfs-mounts.fstab", self.client,
+                                       servers=self.fs.nfs_address or "<NFS address from FSX-4>",
+                                       check=True, needs=self.vols[0])
+        self.rec.show("FSX-5", "the fstab lines above added to /etc/fstab", added)
+        r = self.t.run_snippet("aws-fsx/FSX-5-mount.sh", self.client, check=True, needs=added)
+        self.rec.show("FSX-5", "mount -a from the fstab above, then df -h", r)
+        if r.planned:
+            return
+        before, after = pf.check(self.t, self.rec, "FSX-5",
+                                 "Preflight audit (PRE-1) of the six mounts",
+                                 hosts=[self.client], svm=SVM_NAME,
+                                 log_dirs=fstab.mount_points("aws-fsx/FSX-5-nfs-mounts.fstab"))
+        print(f"the six mounts on {self.client}: {after or before}")
+
+    def scale(self) -> None:
+        """FSX-7: update-file-system."""
+        r = self.t.run_snippet(SNIP + "FSX-7-update-file-system.sh", self.client, env=self.fs.env,
+                               check=True, needs=self.fs.created)
+        self.rec.show("FSX-7", "update-file-system to 5120 GiB, 4096 MBps, 160,000 IOPS", r)

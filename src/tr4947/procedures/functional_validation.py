@@ -14,6 +14,7 @@ from shlex import quote as q
 from .. import kafka_tools as kt
 from ..wait import until
 from ..inventory import Host
+from ..targets.kafka import KafkaCluster
 
 SNIP = "functional-validation/"
 CLUSTERS = ("fv_c1", "fv_c2")
@@ -22,18 +23,23 @@ TOPIC = "__a_demo_topic"
 
 @dataclass
 class Layout:
-    """The two clusters as the target's inventory describes them."""
-    brokers: dict[str, list[Host]]
+    """The two clusters as the target's inventory describes them (KafkaCluster views), the
+    client that runs Kafka's tools, ONTAP, and the records FV-4 writes."""
+    clusters: dict[str, KafkaCluster]
     client: str
     ontap: str
     records: int
 
     @property
+    def brokers(self) -> dict[str, list[Host]]:
+        return {c: k.brokers for c, k in self.clusters.items()}
+
+    @property
     def b1(self) -> dict[str, Host]:
-        return {c: hs[0] for c, hs in self.brokers.items()}
+        return {c: k.brokers[0] for c, k in self.clusters.items()}
 
     def bootstrap(self, c: str) -> str:
-        return ",".join(f"{h.kafka_address}:{h.get('kafka_port', 9092)}" for h in self.brokers[c])
+        return self.clusters[c].bootstrap()
 
     @property
     def env(self) -> dict[str, str]:
@@ -43,11 +49,11 @@ class Layout:
                 "NUM_RECORDS": str(self.records)}
 
     def data_dir(self, c: str) -> str:
-        return str(self.b1[c].get("kafka_log_dirs", "/demo/broker_demo_1")).split(",")[0]
+        return self.clusters[c].log_dir(self.b1[c])
 
 
 def layout(t, records: int) -> Layout:
-    return Layout({c: t.kafka_hosts(c) for c in CLUSTERS}, t.hosts("clients")[0].name,
+    return Layout({c: t.cluster(c) for c in CLUSTERS}, t.hosts("clients")[0].name,
                   t.inventory.ontap().name, max(1, int(records)))
 
 
@@ -108,7 +114,7 @@ def prepare_clusters(t, rb, L: Layout, needs=None) -> list:
             if h is L.b1[c]:
                 rb.show("FV-2", f"Mount on broker 1 of {c}", r)
     started = t.start_kafka([h.name for c in CLUSTERS
-                             for h in t.kafka_hosts(c, role="controller") + L.brokers[c]])
+                             for h in L.clusters[c].controllers + L.brokers[c]])
     print(f"Kafka: {'planned' if started.planned else 'serving'} on "
           f"{sum(len(L.brokers[c]) for c in CLUSTERS)} brokers")
     return done + list(started)
@@ -298,3 +304,127 @@ def stop_readers(t, L: Layout) -> None:
     for c in CLUSTERS:
         t.run("kill $(cat /tmp/segment-reader.pid 2>/dev/null) 2>/dev/null || true",
               L.b1[c].name)
+
+
+# --- the chapter ---------------------------------------------------------------------------------------
+class FunctionalValidation:
+    """FV-1..FV-8 and the recovery, as the functional-validation notebook runs them."""
+
+    def __init__(self, run, records: int, kafka_version: str | None = None):
+        self.run, self.t, self.rec = run, run.target, run.rec
+        self.L = layout(self.t, records)
+        self.made: dict[str, object] = {}
+        self.moves: dict[str, dict] = {}
+        self.rounds: dict[int, dict[str, str]] = {}
+        self.acked: dict[str, int] = {}
+        self.outcome: dict[str, str] = {}
+        L = self.L
+        print(f"{len(L.brokers['fv_c1'])} + {len(L.brokers['fv_c2'])} brokers; {L.records} "
+              f"records per cluster; {versions(self.t, L, kafka_version)}")
+
+    @property
+    def planned(self) -> bool:
+        return bool(getattr(self.made.get("topic"), "planned", False))
+
+    def create_volume(self) -> None:
+        self.made["volume"] = create_volume(self.t, self.rec, self.L)
+
+    def prepare_clusters(self) -> None:
+        self.made["clusters"] = prepare_clusters(self.t, self.rec, self.L,
+                                                 needs=self.made.get("volume"))
+
+    def create_topic(self) -> None:
+        self.made["topic"] = create_topic(self.t, self.rec, self.L)
+
+    def load(self) -> None:
+        """FV-4, and what nbval compares: every record acknowledged."""
+        self.acked = load(self.t, self.rec, self.L, needs=self.made.get("topic"))
+
+    def acknowledged(self) -> None:
+        print(f"acknowledged records: {self.acked or 'none (planned)'}")
+        if self.acked and self.acked != {c: self.L.records for c in CLUSTERS}:
+            raise RuntimeError(f"not every record was acknowledged: {self.acked}")
+
+    def health(self, proc_id: str, title: str) -> dict[str, bool]:
+        return health(self.t, self.rec, self.L, proc_id, title)
+
+    def round1(self) -> None:
+        """FV-6 as the TR runs it, on both clusters; then each broker 1's fate."""
+        for c in CLUSTERS:
+            self.moves[c] = reassign(self.t, self.rec, self.L, c, "Round 1")
+            if not self.moves[c].get("planned"):
+                verify(self.t, self.rec, self.L, c, "Round 1")
+        self.rounds[1] = {c: wait_settled(self.t, self.L, c, self.moves[c], 120)
+                          for c in CLUSTERS}
+
+    def leftovers_after(self, n: int) -> None:
+        for c in CLUSTERS:
+            state = self.rounds[n][c]
+            print(f"{c}: broker 1 after round {n}: {state}; left in its log dir: "
+                  f"{'(planned)' if state == 'planned' else leftovers(self.t, self.L, c) or 'nothing'}")
+
+    def round2(self) -> None:
+        """FV-6 again while a reader on broker 1's host holds the segment files open. One
+        plan file on the client: cluster 1's move is verified before cluster 2's is made; on
+        fv_c2 broker 1 either deletes the moved partition or dies trying."""
+        hold_open(self.t, self.rec, self.L)
+        self.moves["fv_c1"] = reassign(self.t, self.rec, self.L, "fv_c1", "Round 2")
+        if not self.moves["fv_c1"].get("planned"):
+            verify(self.t, self.rec, self.L, "fv_c1", "Round 2")
+        self.moves["fv_c2"] = reassign(self.t, self.rec, self.L, "fv_c2", "Round 2")
+        self.rounds[2] = {c: wait_settled(self.t, self.L, c, self.moves[c], 300)
+                          for c in CLUSTERS}
+
+    def outcome_table(self) -> None:
+        """FV-7 after round 2, and both rounds' outcome as a table."""
+        up = self.health("FV-7", "Round 2 (segment files held open): broker 1 of each cluster")
+        self.outcome = {c: "planned" if self.rounds[2][c] == "planned" else
+                        ("alive" if up[c] else "dead") for c in CLUSTERS}
+        kafka = versions(self.t, self.L)["Kafka (client)"]
+        self.rec.table("FV-7", f"Outcome of both rounds on Kafka {kafka}",
+                       ["Round", "Cluster 1 (NFSv4.1, preserve-unlink), broker 1",
+                        "Cluster 2 (NFSv3), broker 1"],
+                       [["1: the TR's reassignment",
+                         *(("alive" if self.rounds[1][c] == "settled" else self.rounds[1][c])
+                           for c in CLUSTERS)],
+                        ["2: same, segment files held open", self.outcome["fv_c1"],
+                         self.outcome["fv_c2"]]],
+                       note="TR-4947 reports cluster 1 broker 1 alive and cluster 2 broker 1 dead.")
+
+    def inspect(self, readers: bool) -> None:
+        """FV-8: both broker 1s' log dirs and logs; what the readers saw (round 2)."""
+        self.seen = inspect(self.t, self.rec, self.L, readers=readers and not self.planned)
+
+    def findings(self) -> None:
+        """What nbval compares: a '-delete' directory and silly-renamed files left or not,
+        and whether a reader saw a held file vanish."""
+        for c in CLUSTERS:
+            left = [] if self.planned else leftovers(self.t, self.L, c)
+            print(f"{c}: '-delete' directory left: {any(p.endswith('-delete') for p in left)}; "
+                  f"silly-renamed files left: {any('/.' in p for p in left)}; the reader saw a "
+                  f"held file vanish: "
+                  f"{'No such file or directory' in getattr(self, 'seen', {}).get(c, '')}")
+
+    def recover(self) -> None:
+        """Bringing the crashed broker back (not in the TR)."""
+        if self.outcome.get("fv_c2") == "dead":
+            recover(self.t, self.rec, self.L, "fv_c2")
+
+    def nothing_lost(self) -> None:
+        """Every acknowledged record is in the topic, on both clusters (what nbval compares:
+        broker 1 alive again and nothing left in the log dirs)."""
+        if not self.acked:
+            return
+        rows = []
+        for c in CLUSTERS:
+            n = records_in_topic(self.t, self.L, c)
+            rows.append([c, self.acked[c], n, "yes" if n >= self.acked[c] else "NO"])
+        self.rec.table("FV-8r", "After recovery: acknowledged records against the topic's end "
+                       "offsets", ["Cluster", "Acknowledged (FV-4)", "In the topic",
+                                   "Nothing lost"], rows)
+        for c in CLUSTERS:
+            print(f"{c}: broker 1 {'alive' if alive(self.t, self.L, c) else 'dead'}; "
+                  f"left in the log dirs: {leftovers(self.t, self.L, c) or 'nothing'}")
+
+    def stop_readers(self) -> None:
+        stop_readers(self.t, self.L)

@@ -95,6 +95,26 @@ class Run:
             "samples": len(bench),
         }
 
+    def rates(self) -> dict[str, float]:
+        """Mean publish and consume rates (msg/s) and publish latency (ms) over the benchmark
+        phase(s): what the run achieved, as OMB's periodic lines report it."""
+        bench = [s for s in self.series.samples if s.phase != "warmup"]
+        if not bench:
+            return {}
+        n = len(bench)
+        return {"publish": sum(s.publish_rate for s in bench) / n,
+                "consume": sum(s.consume_rate for s in bench) / n,
+                "latency_avg_ms": sum(s.latency_avg for s in bench) / n}
+
+    def load(self, target_rate: float) -> dict:
+        """This run as a load record's run (Recorder.load): the publish rate it was asked
+        for and the one it achieved, the consume rate and latency beside them."""
+        r = self.rates()
+        return {"name": self.name, "unit": "msg/s", "target": round(target_rate, 1),
+                "achieved": round(r.get("publish", 0.0), 1),
+                "consume_achieved": round(r.get("consume", 0.0), 1),
+                "publish_latency_avg_ms": round(r.get("latency_avg_ms", 0.0), 1)}
+
 
 def place(t, client: str, files: dict[str, str]):
     """Files (OMB-home-relative name -> text) placed in OMB's directory on the client."""

@@ -13,37 +13,58 @@ from __future__ import annotations
 
 import json
 
-from .. import broker_config, inventory
+from .. import broker_config, paths
 from ..targets import fstab as fs
 from ..targets.files import BACKUP_SUFFIX
-from . import cvo
+from . import cvo, omb
+
+
+#: The TR's OMB command per driver, and the names its driver files are placed under.
+COMMAND = {"sync": "aws-cvo/CVO-7-benchmark-sync.sh",
+           "throughput": "aws-cvo/CVO-7-benchmark-throughput.sh"}
+DRIVER_NAME = {"sync": "driver-kafka/kafka-sync.yaml",
+               "throughput": "driver-kafka/kafka-throughput.yaml"}
+WORKLOAD_NAME = "workloads/1-topic-100-partitions-1kb.yaml"
+
+
+def snippet(name: str) -> str:
+    return (paths.SNIPPETS / name).read_text()
 
 
 class Testbed:
+    """The benchmark cluster (a KafkaCluster of the target) and its OMB client."""
+
     def __init__(self, t, cluster: str = "nfs", client: str | None = None):
         self.t = t
-        self.cluster = cluster
+        self.kafka = t.cluster(cluster)
         self.client = client or t.hosts("clients")[0].name
-        self.brokers = [h.name for h in t.kafka_hosts(cluster)]
-        self.controllers = [h.name for h in t.kafka_hosts(cluster, role="controller")]
+        self.brokers = [h.name for h in self.kafka.brokers]
+        self.controllers = [h.name for h in self.kafka.controllers]
         self._fstab_added: dict[str, bool] = {}
         self.mounted: list = []             # the last mount()'s Results (for needs=)
 
     @property
     def bootstrap(self) -> str:
-        return self.t.bootstrap(self.cluster)
+        return self.kafka.bootstrap()
 
     def config_path(self, host: str) -> str:
         h = self.t.host(host)
         return f"{h.get('kafka_home', '/opt/kafka')}/config/server.properties"
 
-    def broker_values(self) -> dict[str, str]:
-        """The lab brokers' addresses that the driver files show -> this target's brokers'
-        (identity on the lab), for run_snippet(replace=) and omb.with_bootstrap."""
-        lab = inventory.load("lab")
-        ours = [h for h in lab.cluster("nfs")
-                if h.get("kafka_role") == "broker" and not h.get("kafka_standby")]
-        return {a.kafka_address: self.t.host(b).kafka_address for a, b in zip(ours, self.brokers)}
+    def files(self, workload: str, kind: str, driver: str) -> dict[str, str]:
+        """OMB's files for a run: the workload snippet, and the ``kind`` driver snippet
+        pointed at this cluster, under the names the TR's command uses."""
+        return {WORKLOAD_NAME: snippet(workload),
+                DRIVER_NAME[kind]: omb.with_bootstrap(snippet(driver), self.bootstrap)}
+
+    def benchmark(self, name: str, kind: str, workload: str, driver: str, scale: dict | None,
+                  needs=None):
+        """One OMB run with the TR's command for ``kind``; the topics go afterwards."""
+        run = omb.run(self.t, self.client, name, COMMAND[kind],
+                      self.files(workload, kind, driver), scale, needs=needs)
+        if not run.planned:
+            omb.delete_test_topics(self.t, self.client, self.bootstrap)
+        return run
 
     # --- deployment ---------------------------------------------------------------------------
     def deploy(self) -> str:
@@ -94,8 +115,7 @@ class Testbed:
         return rows
 
     def start(self, heap: str | None = None):
-        return self.t.start_kafka(self.controllers + self.brokers,
-                                  env={"KAFKA_HEAP_OPTS": heap} if heap else None)
+        return self.kafka.start(heap)
 
     # --- what the brokers report -----------------------------------------------------------
     def effective(self, host: str, keys: list[str]) -> dict[str, str]:

@@ -295,7 +295,7 @@ def audit(t, clusters: list[str] | None = None, *, hosts: list[str] | None = Non
     svm = default_svm(t, svm)
     if hosts:
         named = set(hosts)
-        within = {c: [h for h in t.kafka_hosts(c) if h.name in named]
+        within = {c: [h for h in t.cluster(c).brokers if h.name in named]
                   for c in t.inventory.kafka_clusters()}
         found = {h.name for hs in within.values() for h in hs}
         targets = [(c, h) for c, hs in within.items() if (not clusters or c in clusters)
@@ -303,7 +303,7 @@ def audit(t, clusters: list[str] | None = None, *, hosts: list[str] | None = Non
         targets += [("-", t.host(n)) for n in hosts if n not in found]
     else:
         targets = [(c, h) for c in clusters or t.inventory.kafka_clusters()
-                   for h in t.kafka_hosts(c)]
+                   for h in t.cluster(c).brokers]
     ontap, ontap_r = ontap_facts(t, svm, needs)
     rows, transcripts = [], {"ontap": ontap_r}
     if ontap_r.planned:
@@ -369,7 +369,8 @@ def record(rb, proc: str, title: str, rows: list[Row]) -> str:
     rb.table(proc, title, HEADER,
              [[r.cluster, r.host, r.log_dir, r.mount, r.nfs, r.volume, r.preserve_unlink,
                r.client, r.verdict, "; ".join(r.fixes) or "-"] for r in rows],
-             note=f"Verdict: {verdict}. {VERDICTS}" + (f" Notes: {'; '.join(notes)}" if notes else ""))
+             note=f"Verdict: {verdict}. {VERDICTS}" + (f" Notes: {'; '.join(notes)}" if notes else ""),
+             key=["Broker", "Log dir", "Verdict", "Fix"])
     return verdict
 
 
@@ -394,3 +395,50 @@ def check(t, rb, proc: str, title: str, *, repair: bool = True,
     if verdict != "unsafe" or not repair:
         return verdict, None
     return verdict, fix_and_audit(t, rb, proc, rows, **scope)[0]
+
+
+# --- the preflight chapter ---------------------------------------------------------------------
+class Preflight:
+    """PRE-1 and PRE-2 as the preflight chapter runs them on ``clusters`` ([]: every Kafka
+    cluster of the target's inventory)."""
+
+    def __init__(self, run, clusters: list[str]):
+        self.run, self.t, self.rec = run, run.target, run.rec
+        self.clusters = list(clusters) or None
+        print(f"auditing {', '.join(self.clusters or self.t.inventory.kafka_clusters())}")
+
+    def audit(self) -> list[Row]:
+        """PRE-1: read ONTAP and every broker (read-only), and show what was read."""
+        rows, seen = audit(self.t, self.clusters)
+        self.rec.show("PRE-1", "ONTAP: version and the volumes' preserve-unlink setting",
+                      seen["ontap"], prompt="::>")
+        if "broker" in seen:
+            self.rec.show("PRE-1", "What the audit reads on each broker (the first broker's "
+                          "answer)", seen["broker"], show=False)
+        return rows
+
+    def verdicts(self, rows: list[Row]) -> dict[str, str]:
+        """The audit's table and a verdict per cluster."""
+        record(self.rec, "PRE-1", "Preflight audit: one row per broker log directory", rows)
+        verdicts = {c: cluster_verdict([r for r in rows if r.cluster == c])
+                    for c in dict.fromkeys(r.cluster for r in rows)}
+        self.rec.table("PRE-1", "Verdict per cluster", ["Cluster", "Verdict", "Log dirs that fail"],
+                       [[c, v, ", ".join(f"{r.host}:{r.log_dir}" for r in rows
+                                         if r.cluster == c and r.verdict == FAIL) or "-"]
+                        for c, v in verdicts.items()])
+        return verdicts
+
+    def fix(self, rows: list[Row], fix: bool | None) -> list[Row] | None:
+        """PRE-2 on what failed, then the audit again: on the lab by default (``fix`` None),
+        on a real target only with ``fix=True`` (and then planned unless confirmed)."""
+        if not (self.run.is_lab if fix is None else fix):
+            print("PRE-2 not run (fix=False): the fix column above lists its commands")
+            return None
+        # No rows while the fix is only planned: nothing to compare afterwards.
+        return fix_and_audit(self.t, self.rec, "PRE-2", rows, clusters=self.clusters)[1] or None
+
+    def compare(self, verdicts: dict[str, str], after: list[Row] | None) -> None:
+        """The verdicts before and after PRE-2 (what nbval compares)."""
+        print(verdicts)
+        if after is not None:
+            print({c: cluster_verdict([r for r in after if r.cluster == c]) for c in verdicts})

@@ -1,14 +1,24 @@
-"""Executing the runbook: notebooks run by papermill, results recorded with provenance.
+"""Executing the runbook: the runner owns a run, from the target to the stored record.
 
-    inputs    what a chapter's results depend on, and its digest (are the results current?)
-    record    what a notebook records (Recorder; ``start`` opens one) and prints
-    execute   the runner: which chapters must run, papermill with injected parameters, one run
-              = one record (results/<target>/<notebook>.json and the executed notebook)
-    engine    papermill's nbclient engine, with one progress line per procedure step
+papermill's separation of concerns, kept here one module each:
 
-Notebooks import only ``start`` from here (so the rest of the runner is not an input of
-theirs: editing the renderer re-runs no chapter).
+    chapters    which chapters exist (notebooks and their variants), their parameters and the
+                values those take (checked before anything runs)
+    inputs      what a chapter's results depend on, and its digest (are the results current?)
+    execute     the runner: resolves and opens the target once, provisions what a notebook
+                declares, executes it with papermill, keeps a complete run, resets the target
+    engine      papermill's nbclient engine, with one progress line per procedure step
+    provenance  where a run's results came from (commit, changed inputs, versions)
+    store       results/<target>/: the run record and the executed notebook, kept apart from
+                the notebook's source
+    jupyter     JupyterLab, to run a chapter step by step
+
+Notebooks import nothing from here: they attach to the run the runner prepared through
+tr4947.procedures.context, so the runner is not an input of theirs (editing the renderer or
+the runner re-runs no chapter).
+
+Executed notebooks are outputs, kept in results/<target>/<chapter>.ipynb; the sources in
+notebooks/ carry no outputs. nbval re-executes the executed copies (their cells are the
+sources' cells, which the input digest covers) and compares their outputs, so drift is caught
+without a run ever writing into a file that is also one of its inputs.
 """
-from .record import Recorder, start
-
-__all__ = ["Recorder", "start"]

@@ -34,9 +34,13 @@ examples:
   tr4947 runbook sizing -p measure_storage=false -p brokers=6
                                                with notebook parameters (YAML values)
 
-Results go to results/<target>/<chapter>.json (one run record per chapter and variant, with
-provenance);
-on the lab with default parameters the executed notebook replaces notebooks/<chapter>.ipynb.
+  tr4947 runbook sizing --help                 the chapter's parameters and their values
+  tr4947 runbook --target playbook/inventory/lab-remote/hosts.yml storage-efficiency
+                                               a target given as a path (relative or absolute)
+
+Results go to results/<target>/: <chapter>.json (one run record per chapter and variant, with
+provenance) and <chapter>.ipynb (the executed notebook); notebooks/ holds the sources only.
+A run that fails or is refused replaces nothing.
 """
 
 
@@ -55,20 +59,39 @@ def build_parser() -> Parser:
                epilog=EPILOG)
     p.add_argument("notebooks", nargs="*", metavar="CHAPTER",
                    help="notebook names, or NOTEBOOK.VARIANT (default: every chapter whose "
-                        "inputs changed)")
-    p.add_argument("--target", default="lab",
-                   help="inventory name under playbook/inventory/ (default: lab)")
+                        "inputs changed); with --help, the chapter's parameters")
+    p.add_argument("--target", default=None,
+                   help="inventory name under playbook/inventory/, or a path to an inventory "
+                        "file or directory (default: $TR4947_TARGET, else lab)")
     p.add_argument("--confirm", action="store_true",
                    help="let state-changing steps run on a real target (without it they are "
                         "printed as plans; the lab always runs them)")
     p.add_argument("-p", "--parameter", action="append", type=parse_param, default=[],
-                   metavar="NAME=VALUE", help="notebook parameter, repeatable")
+                   metavar="NAME=VALUE", help="notebook parameter, repeatable (YAML values; "
+                   "`tr4947 runbook CHAPTER --help` lists a chapter's)")
     p.add_argument("--force", action="store_true", help="run even if up to date")
     p.add_argument("--status", action="store_true",
                    help="say which chapters are up to date and why the others would run")
+    p.add_argument("--json", action="store_true", help="with --status: one JSON document")
     p.add_argument("--results", type=Path, default=None, metavar="DIR",
                    help="where run records go (default: results/ in the repository)")
     return p
+
+
+def chapter_help(names: list[str]) -> int:
+    """`tr4947 runbook CHAPTER --help`: what the chapter's parameters are and take."""
+    from .chapters import RunbookError, chapters, describe
+    try:
+        chs = chapters(names)
+    except RunbookError as exc:
+        return refuse("tr4947 runbook", str(exc))
+    for path in dict.fromkeys(ch.path for ch in chs):
+        variants = [ch for ch in chs if ch.path == path and ch.variant]
+        print(f"{path.stem}: parameters (-p NAME=VALUE)\n{describe(path)}")
+        for v in variants:
+            print(f"  variant {v.name}: " + ", ".join(f"{k}={val!r}"
+                                                    for k, val in v.parameters.items()))
+    return 0
 
 
 def _sigterm_as_interrupt(signum, frame):
@@ -77,45 +100,46 @@ def _sigterm_as_interrupt(signum, frame):
 
 def main(argv=None) -> int:
     import signal
+    argv = list(sys.argv[1:] if argv is None else argv)
+    names = [a for a in argv if not a.startswith("-")]
+    if names and any(a in ("-h", "--help") for a in argv):
+        return chapter_help(names)
     args = build_parser().parse_args(argv)
     # A terminated runner cleans up as one interrupted with Ctrl-C does.
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     from . import execute
     params = dict(args.parameter)
-    for reserved in ("target", "results_dir"):
+    for reserved in ("target", "results_dir", "confirm"):
         if reserved in params:
-            return refuse("tr4947 runbook", f"-p {reserved}=...: use --target for the target; "
-                          "results_dir is the runner's")
-    if args.confirm:
-        params["confirm"] = True
-    results = args.results or execute.RESULTS
-    from ..inventory import InventoryError, load
+            return refuse("tr4947 runbook", f"-p {reserved}=...: use --target for the target "
+                          "and --confirm to confirm; results_dir is the runner's")
+    from ..inventory import InventoryError
     try:
-        inventory = load(args.target)         # an unknown or broken inventory stops here
-    except InventoryError as exc:
+        runner = execute.Runner(args.target, args.confirm, args.results or execute.RESULTS)
+    except InventoryError as exc:            # an unknown or broken inventory stops here
         return refuse("tr4947 runbook", f"--target {args.target}: {exc}")
     try:
         if args.status:
-            chs = execute.chapters(args.notebooks or None, lab=inventory.kind == "lab")
-            for ch in chs:
-                execute.check_parameters(ch.path, {**ch.parameters, **params,
-                                                   "target": args.target})
-            width = max(24, *(len(ch.name) + 1 for ch in chs))
-            for ch in chs:
-                _inputs, why = execute.freshness(ch, args.target, params, results)
-                rec = execute.committed(args.target, ch.name, results)
-                print(f"{ch.name:<{width}} " + (f"up to date (run {rec['run']['id']})"
-                                               if why is None else f"would run: {why}"))
+            rows = runner.status(args.notebooks or None, params)
+            if args.json:
+                import json
+                print(json.dumps({"target": runner.label, "kind": runner.kind,
+                                  "chapters": rows}, indent=1))
+                return 0
+            width = max(24, *(len(r["chapter"]) + 1 for r in rows))
+            for r in rows:
+                print(f"{r['chapter']:<{width}} " + (f"up to date (run {r['run']})"
+                                                     if r["up_to_date"]
+                                                     else f"would run: {r['why']}"))
             return 0
-        outcomes = execute.run(args.target, args.notebooks or None, force=args.force,
-                               parameters=params, results=results)
+        outcomes = runner.run(args.notebooks or None, force=args.force, given=params)
     except execute.RunbookError as exc:
         return refuse("tr4947 runbook", str(exc)) if "\n" not in str(exc) else _multi(exc)
     except KeyboardInterrupt:
         return 130
     failed = [o for o in outcomes if o.status == "failed"]
     total = sum(o.seconds for o in outcomes)
-    print(f"runbook on {args.target}: {len(outcomes)} chapter(s), "
+    print(f"runbook on {runner.label}: {len(outcomes)} chapter(s), "
           f"{sum(o.status == 'ran' for o in outcomes)} ran, "
           f"{sum(o.status == 'up-to-date' for o in outcomes)} up to date, {len(failed)} failed "
           f"in {total:.0f}s", file=sys.stderr)

@@ -1,50 +1,43 @@
-"""The runner: which chapters must run, how a notebook runs, and one run = one record.
+"""The runner: the one owner of a run, from the target to the stored record.
 
-For each chapter on a target (a notebook of notebooks/ with its default parameters, and each
-variant its metadata declares: the same notebook with other parameters, filed under
-``<notebook>.<variant>``, as the functional-validation chapter on the TR's Kafka 3.2.3):
+For a target (resolved once: a name under playbook/inventory/, a path to an inventory, or
+$TR4947_TARGET; opened once for the whole runbook) and each chapter (tr4947.runbook.chapters):
 
-1. **Up to date?** Its inputs (tr4947.runbook.inputs) are digested and compared with the
-   committed run record ``results/<target>/<chapter>.json``. Same digest: the committed
-   results stand ("up to date (run <id>)") and nothing runs, unless forced or named.
-2. **Run.** papermill executes it with the parameters injected as papermill parameters
-   (``target``, ``confirm``, ``results_dir`` and any ``-p NAME=VALUE``; a name the notebook
-   does not declare is refused, listing the ones it does). Everything goes to a staging
-   directory, build/runs/<run id>/.
-3. **Record.** Only a complete run replaces the committed results: the run record (records
-   plus provenance: run id, target and kind, times, parent commit, input digest and the
-   inputs that differ from that commit, tool versions, parameters) is written to
-   ``results/<target>/<chapter>.json`` and, for the lab with default parameters, the
-   executed notebook (outputs of this run, stamped with the same run id) to notebooks/.
-   A failed run leaves the previous results in place and adds ``last_failure`` to their
-   record, which the page shows.
+1. **Up to date?** The chapter's inputs (tr4947.runbook.inputs) are digested and compared with
+   its committed run record. Same digest: the committed results stand and nothing runs,
+   unless forced or named.
+2. **Provision** what the notebook declares (``metadata.tr4947.provision``) on the open Target.
+3. **Run.** papermill executes the notebook with the runner's parameters (``target``,
+   ``confirm``, ``results_dir``: a staging directory, build/runs/<run id>/) and the
+   chapter's; ``results_dir/run.json`` hands the kernel the run, resolved
+   (tr4947.procedures.context): the notebook opens nothing itself.
+4. **Record.** Only a complete run (its records end with ``finished``) replaces the committed
+   results: the run record (records plus provenance, with the parameters papermill injected)
+   and the executed notebook (tr4947.runbook.store). A failed run leaves the previous results
+   in place and says so.
+5. **Reset** the target: on the lab, whatever still runs is taken down, so each chapter
+   starts on a lab that is down (a real target is left as it is).
 """
 from __future__ import annotations
 
-import json
-import os
-import re
-import secrets as pysecrets
 import shutil
-import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-
+from .. import inventory as inventory_mod
 from .. import paths
-from . import engine
+from ..procedures import context, record
+from . import engine, provenance, store
+from .chapters import (Chapter, RunbookError, as_chapter, chapters, check_parameters,
+                       defaults)
 from .inputs import Inputs, chapter_inputs
 
+RESULTS = store.RESULTS
 NOTEBOOKS = paths.REPO / "notebooks"
-RESULTS = paths.REPO / "results"
-RUNNER_PARAMETERS = ("target", "confirm", "results_dir")
 
-
-class RunbookError(RuntimeError):
-    """A usage error (unknown notebook, unknown parameter): nothing ran."""
+__all__ = ["Outcome", "Runner", "RunbookError", "RESULTS", "run", "freshness"]
 
 
 @dataclass
@@ -57,339 +50,221 @@ class Outcome:
     why: str = ""
 
 
-@dataclass(frozen=True)
-class Chapter:
-    """One notebook run with one set of parameters, and the name its results are filed
-    under: the notebook's stem, or ``<stem>.<variant>`` for a variant declared in the
-    notebook's metadata (``"tr4947_variants": {"kafka-3.2.3": {"kafka_version": "3.2.3"}}``):
-    papermill's one notebook, several parameter sets."""
-    name: str
-    path: Path
-    parameters: dict = field(default_factory=dict, hash=False, compare=False)
+class Runner:
+    """One runbook invocation on one target (see the module doc)."""
+
+    def __init__(self, target: str | Path | None = None, confirm: bool = False,
+                 results: Path = RESULTS, out=sys.stderr):
+        self.inventory = inventory_mod.load(inventory_mod.resolve(target))
+        self.label = self.inventory.name
+        self.kind = self.inventory.kind
+        self.confirm = confirm
+        self.results = Path(results)
+        self.out = out
+        self._target = None
 
     @property
-    def variant(self) -> str | None:
-        return self.name[len(self.path.stem) + 1:] or None
+    def target(self):
+        """The Target, opened once (on first use: a status query opens nothing)."""
+        if self._target is None:
+            from .. import targets
+            self._target = targets.open(self.inventory, confirm=self.confirm, echo=False)
+        return self._target
 
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
 
-def as_chapter(chapter: "Chapter | Path") -> Chapter:
-    return chapter if isinstance(chapter, Chapter) else Chapter(Path(chapter).stem, Path(chapter))
+    # --- what would run -----------------------------------------------------------------------
+    def chapters(self, selected: list[str] | None = None) -> list[Chapter]:
+        return chapters(selected, lab=self.kind == "lab")
 
+    def parameters(self, chapter: Chapter, given: dict) -> dict:
+        """What the chapter runs with (besides target and results_dir): confirm, the
+        variant's parameters, the ones given."""
+        return {"confirm": self.confirm, **chapter.parameters, **given}
 
-def variants(path: Path) -> list[Chapter]:
-    """The notebook's default run and the variants its metadata declares."""
-    nb = nbformat.read(path, as_version=4)
-    declared = nb.metadata.get("tr4947_variants") or {}
-    return [Chapter(path.stem, path)] + [Chapter(f"{path.stem}.{v}", path, dict(p))
-                                         for v, p in declared.items()]
+    def check(self, chs: list[Chapter], given: dict) -> None:
+        for ch in chs:
+            check_parameters(ch, self.parameters(ch, given))
 
+    def freshness(self, chapter: Chapter, given: dict) -> tuple[Inputs, str | None]:
+        """(inputs, why it must run): why is None when the committed results are current."""
+        params = self.parameters(chapter, given)
+        inputs = chapter_inputs(chapter.path, self.inventory, params)
+        rec = store.committed(self.label, chapter.name, self.results)
+        if rec is None or not rec.get("run"):
+            return inputs, "never run"
+        run = rec["run"]
+        if run.get("digest") == inputs.digest:
+            return inputs, None
+        changed = inputs.changed(run.get("inputs", {}))
+        if inputs.parameters != run.get("parameters", {}):
+            changed.append("parameters")
+        shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more"
+                                          if len(changed) > 6 else "")
+        return inputs, f"inputs changed since run {run.get('id')}: {shown or 'parameters'}"
 
-def chapters(selected: list[str] | None = None, lab: bool = True) -> list[Chapter]:
-    """Every chapter, or the ``selected`` ones: a notebook's name selects it with its
-    variants, ``<notebook>.<variant>`` that variant alone. On a target that is not the lab
-    (``lab=False``) a variant runs only when named: it asks for something the lab builds
-    (e.g. another Kafka release), which a reader's cluster has only if it runs it."""
-    every = [c for p in notebooks() for c in variants(p)]
-    names = {c.name for c in every}
-    unknown = [s for s in selected or () if s not in names]
-    if unknown:
-        raise RunbookError(f"unknown chapter(s): {', '.join(unknown)}; "
-                           f"choose from: {', '.join(c.name for c in every)}")
-    return [c for c in every
-            if (not selected or c.name in selected or c.path.stem in selected)
-            and (lab or not c.variant or c.name in (selected or ()))]
+    def status(self, selected: list[str] | None, given: dict) -> list[dict]:
+        chs = self.chapters(selected)
+        self.check(chs, given)
+        out = []
+        for ch in chs:
+            _inputs, why = self.freshness(ch, given)
+            rec = store.committed(self.label, ch.name, self.results)
+            out.append({"chapter": ch.name, "up_to_date": why is None,
+                        "run": (rec or {}).get("run", {}) and rec["run"]["id"], "why": why})
+        return out
 
-
-def is_lab(target: str) -> bool:
-    from ..inventory import load
-    return load(target).kind == "lab"
-
-
-def notebooks() -> list[Path]:
-    return sorted(NOTEBOOKS.glob("*.ipynb"))
-
-
-def notebook(name: str) -> Path:
-    """The chapter notebook ``name`` (a file: a variant is the same notebook, see chapters())."""
-    by_name = {p.stem: p for p in notebooks()}
-    if name not in by_name:
-        raise RunbookError(f"unknown notebook {name}; choose from: {', '.join(by_name)}")
-    return by_name[name]
-
-
-def declared_parameters(path: Path) -> dict[str, dict]:
-    """The notebook's parameters cell, as papermill reads it: name -> default, type, help."""
-    import papermill as pm
-    return pm.inspect_notebook(str(path))
-
-
-def check_parameters(path: Path, parameters: dict) -> None:
-    declared = declared_parameters(path)
-    unknown = [k for k in parameters if k not in declared]
-    if unknown:
-        listing = "\n".join(f"  {k} = {v.get('default')}" + (f"   # {v['help']}" if v.get("help")
-                                                             else "")
-                            for k, v in declared.items())
-        raise RunbookError(f"{path.stem}: no parameter named {', '.join(unknown)}. "
-                           f"Its parameters:\n{listing}")
-    wrong = [_type_problem(k, declared[k].get("default"), v) for k, v in parameters.items()
-             if k not in RUNNER_PARAMETERS]
-    wrong = [w for w in wrong if w]
-    if wrong:
-        raise RunbookError(f"{path.stem}: " + "; ".join(wrong))
-    missing = [k for k in RUNNER_PARAMETERS if k not in declared]
-    if missing:
-        raise RunbookError(f"{path.stem}: its parameters cell lacks {', '.join(missing)} "
-                           "(every chapter notebook takes target, confirm and results_dir)")
-
-
-_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text",
-          list: "a list such as [1, 2]", dict: "a mapping such as {a: 1}"}
-
-
-def _type_problem(name: str, default_src: str | None, value) -> str | None:
-    """A value of another kind than the parameter's default (3 -> a whole number, 0.5 -> a
-    number, [..] -> a list) is refused: a notebook given "abc" for repeats would fail half
-    way, after the lab was up. A default of None takes anything."""
-    import ast
-    try:
-        default = ast.literal_eval(default_src) if default_src else None
-    except (ValueError, SyntaxError):
-        return None                                   # an expression: nothing to compare
-    if default is None:
-        return None
-    want = type(default)
-    ok = (isinstance(value, want) and not (want is int and isinstance(value, bool))) or \
-        (want is float and isinstance(value, int) and not isinstance(value, bool))
-    if ok:
-        return None
-    return (f"-p {name}={value!r}: {name} takes {_KINDS.get(want, want.__name__)} (default "
-            f"{default_src})")
-
-
-def target_label(target: str) -> str:
-    """The name results are filed under: the inventory's name (its directory), also when
-    the target is given as a path to an inventory."""
-    if "/" not in str(target):
-        return str(target)
-    from .inputs import inventory_dir
-    return inventory_dir(target).name
-
-
-def record_path(target: str, notebook: str, results: Path = RESULTS) -> Path:
-    return Path(results) / target_label(target) / f"{notebook}.json"
-
-
-def committed(target: str, notebook: str, results: Path = RESULTS) -> dict | None:
-    f = record_path(target, notebook, results)
-    return json.loads(f.read_text()) if f.exists() else None
-
-
-def freshness(chapter: "Chapter | Path", target: str, parameters: dict,
-              results: Path = RESULTS) -> tuple[Inputs, str | None]:
-    """(inputs, why it must run) - why is None when the committed results are current."""
-    chapter = as_chapter(chapter)
-    inputs = chapter_inputs(chapter.path, target,
-                            {"confirm": False, **chapter.parameters, **parameters})
-    rec = committed(target, chapter.name, results)
-    if rec is None or not rec.get("run"):
-        return inputs, "never run"
-    run = rec["run"]
-    if run.get("digest") == inputs.digest:
-        return inputs, None
-    changed = inputs.changed(run.get("inputs", {}))
-    if inputs.parameters != run.get("parameters", {}):
-        changed.append("parameters")
-    shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
-    return inputs, f"inputs changed since run {run.get('id')}: {shown or 'parameters'}"
-
-
-# --- provenance -------------------------------------------------------------------------------------
-def git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], cwd=paths.REPO, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return ""
-
-
-def tool_versions(kind: str, parameters: dict | None = None) -> dict[str, str]:
-    import importlib.metadata as md
-    out = {"Kafka": (parameters or {}).get("kafka_version") or paths.kafka_version(),
-           "Python": sys.version.split()[0]}
-    try:
-        java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
-        m = re.search(r'version "([^"]+)"', java)
-        out["Java"] = m.group(1) if m else "?"
-    except OSError:
-        pass
-    for pkg in ("papermill", "confluent-kafka", "netapp-ontap", "ansible-core", "awscli"):
+    # --- running ------------------------------------------------------------------------------
+    def run(self, selected: list[str] | None = None, force: bool = False,
+            given: dict | None = None) -> list[Outcome]:
+        given = dict(given or {})
+        chs = self.chapters(selected)
+        self.check(chs, given)
+        outcomes: list[Outcome] = []
         try:
-            out[pkg] = md.version(pkg)
-        except md.PackageNotFoundError:
-            pass
-    if kind == "lab":
+            for i, ch in enumerate(chs, 1):
+                inputs, why = self.freshness(ch, given)
+                if force or selected:
+                    why = why or ("forced" if force else "named on the command line")
+                if why is None:
+                    rec = store.committed(self.label, ch.name, self.results)
+                    self.say(f"[{i}/{len(chs)}] {ch.name}: up to date (run {rec['run']['id']})")
+                    outcomes.append(Outcome(ch.name, "up-to-date", 0.0, rec["run"]["id"]))
+                    continue
+                self.say(f"[{i}/{len(chs)}] {ch.name} on {self.label}: runs ({why})")
+                o = self.run_one(ch, given, inputs)
+                o.why = why
+                outcomes.append(o)
+        finally:
+            if self._target is not None:
+                self._target.close()
+        return outcomes
+
+    def run_one(self, chapter: Chapter, given: dict, inputs: Inputs) -> Outcome:
+        import papermill as pm
+        from papermill.exceptions import PapermillExecutionError
+        run_id = context.new_run_id()
+        stage = paths.BUILD / "runs" / run_id
+        stage.mkdir(parents=True, exist_ok=True)
+        executed = stage / chapter.path.name
+        params = self.parameters(chapter, given)
+        started = record.now()
+        t0 = time.monotonic()
         try:
-            out["moto (FSx stand-in)"] = md.version("moto")
-        except md.PackageNotFoundError:
-            pass
-        from ..lab.ontap import state
-        out["ONTAP stand-in"] = state.Cluster().version
-    return out
+            try:
+                said = self.provision(chapter, params)
+                context.RunFile(run_id, chapter.path.stem,
+                                chapter.declaration.get("chapter", chapter.path.stem),
+                                self.label, str(self.inventory.path), self.kind,
+                                self.confirm, said).write(stage)
+                pm.execute_notebook(str(chapter.path), str(executed),
+                                    parameters={"target": self.label, "results_dir": str(stage),
+                                                **params},
+                                    engine_name=engine.register(), progress_bar=False,
+                                    cwd=str(NOTEBOOKS), kernel_name="python3")
+                outcome = self.keep(chapter, run_id, stage, executed, inputs, started, t0)
+            except PapermillExecutionError as exc:
+                outcome = self.fail(chapter, run_id, t0, executed,
+                                    f"cell {exc.exec_count}: {exc.ename}: {exc.evalue}")
+            except KeyboardInterrupt:
+                # Ctrl-C or SIGTERM mid-chapter: the record says so, the target is reset
+                # below, and the interrupt carries on to the caller (nothing else runs).
+                self.fail(chapter, "interrupted", t0, None, "interrupted (Ctrl-C or SIGTERM) "
+                          "before the chapter finished")
+                raise
+            except Exception as exc:        # provisioning, kernel death, papermill's own
+                last = (str(exc).strip().splitlines() or [""])[-1]
+                outcome = self.fail(chapter, run_id, t0, executed,
+                                    f"{type(exc).__name__}: {last}")
+        finally:
+            self.reset()
+        if outcome.status == "ran":
+            shutil.rmtree(stage, ignore_errors=True)
+            self.say(f"  done in {outcome.seconds:.0f}s (run {run_id})")
+        return outcome
+
+    def provision(self, chapter: Chapter, params: dict) -> str:
+        spec = context.provision_spec(chapter.declaration,
+                                      {**defaults(chapter.path), **params,
+                                       "target": self.label})
+        if not spec:
+            return ""
+        t0 = time.monotonic()
+        said = context.provision(self.target, spec)
+        self.say(f"  provisioned in {time.monotonic() - t0:.0f}s: {said}")
+        return said
+
+    def keep(self, chapter: Chapter, run_id: str, stage: Path, executed: Path,
+             inputs: Inputs, started: str, t0: float) -> Outcome:
+        import nbformat
+        seconds = time.monotonic() - t0
+        rec_file = stage / record.FILE
+        if not rec_file.exists():
+            return self.fail(chapter, run_id, t0, executed,
+                             f"the notebook wrote no records ({record.FILE})")
+        recs = record.read(rec_file)
+        if not recs["finished"]:
+            return self.fail(chapter, run_id, t0, executed,
+                             "the notebook did not reach its end (run.finish())")
+        # The parameters the record names are the ones papermill injected.
+        injected = nbformat.read(executed, as_version=4).metadata["papermill"]["parameters"]
+        given = {k: v for k, v in injected.items() if k not in ("target", "results_dir")}
+        if given != inputs.parameters:
+            raise RuntimeError(f"the runner's own error: papermill injected {given}, the "
+                               f"inputs say {inputs.parameters}")
+        header = recs["header"]
+        doc = {"notebook": chapter.path.stem,
+               # A variant's results are its own chapter's: its partials sit beside the
+               # default run's.
+               "chapter": header["chapter"] + (f".{chapter.variant}" if chapter.variant else ""),
+               "run": provenance.provenance(run_id, inputs, header["kind"], started,
+                                            record.now(), self.target.stand_ins()),
+               "records": recs["records"]}
+        store.save(self.label, chapter.name, doc, executed, self.results)
+        return Outcome(chapter.name, "ran", seconds, run_id)
+
+    def fail(self, chapter: Chapter, run_id: str, t0: float, executed: Path | None,
+             error: str) -> Outcome:
+        store.failed(self.label, chapter.name, run_id, error, executed, self.results)
+        seconds = time.monotonic() - t0
+        self.say(f"  FAILED after {seconds:.0f}s: {error}"
+                 + (f"\n  executed notebook with the error: {executed}" if executed else ""))
+        return Outcome(chapter.name, "failed", seconds, run_id, error)
+
+    def reset(self) -> None:
+        """Each chapter starts on a lab that is down: whatever a chapter left running (also
+        one that failed half way) goes now. A real target is left alone."""
+        from ..targets import playbooks
+        # A kernel killed during a play leaves its Ansible artifacts (with the play's
+        # environment) in memory; they go now, not at the next play.
+        playbooks.clear_stale_artifacts()
+        try:
+            said = self.target.reset()
+            if said:
+                self.say(f"  {said}")
+        except Exception as exc:  # report, never mask the chapter's own outcome
+            self.say(f"  WARNING: clean-up after the run failed: {exc}")
 
 
-def _provenance(run_id: str, inputs: Inputs, header: dict, started: str) -> dict:
-    head = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=all", "--", *inputs.files)
-    dirty = sorted({line[3:].split(" -> ")[-1] for line in status.splitlines() if line})
-    return {"id": run_id, "target": inputs.target, "kind": header.get("kind", "lab"),
-            "started": started, "finished": header.get("finished"),
-            "commit": head, "inputs_changed_since_commit": dirty,
-            "digest": inputs.digest, "inputs": inputs.files,
-            "parameters": inputs.parameters,
-            "versions": tool_versions(header.get("kind", "lab"), inputs.parameters)}
-
-
-def _write_json(path: Path, doc: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
-    os.replace(tmp, path)
-
-
-def strip_volatile_metadata(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop papermill's timing metadata and the injected parameters cell, so the committed
-    notebook is the source notebook with this run's outputs."""
-    nb.metadata.pop("papermill", None)
-    nb.cells = [c for c in nb.cells
-                if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
-    for cell in nb.cells:
-        cell.metadata.pop("papermill", None)
-        cell.metadata.pop("execution", None)
-    return nb
-
-
-# --- running -------------------------------------------------------------------------------------------
-def run_one(chapter: "Chapter | Path", target: str, parameters: dict, inputs: Inputs,
-            out=sys.stderr, timeout_s: float | None = None, results: Path = RESULTS) -> Outcome:
-    import papermill as pm
-    from papermill.exceptions import PapermillExecutionError
-
-    chapter = as_chapter(chapter)
-    path, name = chapter.path, chapter.name
-    run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + pysecrets.token_hex(3)
-    stage = paths.BUILD / "runs" / run_id
-    stage.mkdir(parents=True, exist_ok=True)
-    executed = stage / path.name
-    params = {"target": target, "results_dir": str(stage), **chapter.parameters, **parameters}
-    started = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
-    t0 = time.monotonic()
-    try:
-        pm.execute_notebook(str(path), str(executed), parameters=params,
-                            engine_name=engine.register(), progress_bar=False,
-                            cwd=str(NOTEBOOKS), kernel_name="python3",
-                            execution_timeout=timeout_s)
-    except PapermillExecutionError as exc:
-        return _failed(name, target, run_id, time.monotonic() - t0, executed,
-                       f"cell {exc.exec_count}: {exc.ename}: {exc.evalue}", out, results)
-    except Exception as exc:                 # kernel died, timeout, papermill's own errors
-        last = (str(exc).strip().splitlines() or [""])[-1]
-        return _failed(name, target, run_id, time.monotonic() - t0, executed,
-                       f"{type(exc).__name__}: {last}", out, results)
-    seconds = time.monotonic() - t0
-    rec_file = stage / f"{path.stem}.records.json"
-    if not rec_file.exists():
-        return _failed(name, target, run_id, seconds, executed,
-                       f"the notebook wrote no records ({rec_file.name})", out, results)
-    recs = json.loads(rec_file.read_text())
-    # A variant's results are its own chapter's: its partials sit beside the default run's.
-    doc = {"notebook": path.stem, "chapter": recs["header"]["chapter"]
-           + (f".{chapter.variant}" if chapter.variant else ""),
-           "run": _provenance(run_id, inputs, recs["header"], started),
-           "records": recs["records"]}
-    nb = strip_volatile_metadata(nbformat.read(executed, as_version=4))
-    nb.metadata["tr4947"] = {"run_id": run_id, "target": target, "digest": inputs.digest}
-    # One run, one record: the record and the notebook are replaced together, each atomically.
-    _write_json(record_path(target, name, results), doc)
-    nbformat.write(nb, executed)
-    default_params = (not chapter.parameters and set(parameters) <= {"confirm"}
-                      and not parameters.get("confirm"))
-    # The committed notebook carries the committed record's run: only a run that writes the
-    # committed results (not a test's or a benchmark's own results root) replaces it.
-    if target == "lab" and default_params and Path(results).resolve() == RESULTS.resolve():
-        tmp = path.with_suffix(".tmp")
-        nbformat.write(nb, tmp)
-        os.replace(tmp, path)
-    kept = paths.BUILD / "notebooks" / target_label(target) / f"{name}.ipynb"
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(executed, kept)
-    shutil.rmtree(stage, ignore_errors=True)
-    return Outcome(name, "ran", seconds, run_id)
-
-
-def _failed(name: str, target: str, run_id: str, seconds: float, executed: Path, error: str,
-            out, results: Path = RESULTS) -> Outcome:
-    """The previous results stay; their record says that a later run failed, and why."""
-    from ..secrets import redact
-    error = redact(error)
-    f = record_path(target, name, results)
-    doc = json.loads(f.read_text()) if f.exists() else {"notebook": name, "chapter": name,
-                                                        "run": None, "records": []}
-    doc["last_failure"] = {"run_id": run_id, "at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00",
-                                                                   time.gmtime()),
-                           "error": error, "executed_notebook": str(executed)}
-    _write_json(f, doc)
-    print(f"  FAILED after {seconds:.0f}s: {error}\n  executed notebook with the error: "
-          f"{executed}", file=out)
-    return Outcome(name, "failed", seconds, run_id, error)
-
-
-def run(target: str = "lab", selected: list[str] | None = None, force: bool = False,
-        parameters: dict | None = None, out=sys.stderr,
-        results: Path = RESULTS) -> list[Outcome]:
+# --- the runner as functions (the CLI, nbval's selection and tests use these) ------------------------
+def run(target: str | Path = "lab", selected: list[str] | None = None, force: bool = False,
+        parameters: dict | None = None, out=sys.stderr, results: Path = RESULTS,
+        confirm: bool = False) -> list[Outcome]:
     parameters = dict(parameters or {})
-    chs = chapters(selected, lab=is_lab(target))
-    for ch in chs:
-        check_parameters(ch.path, {**ch.parameters, **parameters, "target": target})
-    outcomes: list[Outcome] = []
-    for i, ch in enumerate(chs, 1):
-        inputs, why = freshness(ch, target, parameters, results)
-        if force or selected:
-            why = why or ("forced" if force else "named on the command line")
-        rec = committed(target, ch.name, results)
-        if why is None:
-            print(f"[{i}/{len(chs)}] {ch.name}: up to date (run {rec['run']['id']})", file=out)
-            outcomes.append(Outcome(ch.name, "up-to-date", 0.0, rec["run"]["id"]))
-            continue
-        print(f"[{i}/{len(chs)}] {ch.name} on {target}: runs ({why})", file=out, flush=True)
-        try:
-            o = run_one(ch, target, parameters, inputs, out, results=results)
-        except KeyboardInterrupt:
-            # Ctrl-C or SIGTERM mid-chapter: the record says so, the lab goes down, and the
-            # interrupt carries on to the caller (nothing else runs).
-            _failed(ch.name, target, "interrupted", 0.0, Path("-"), "interrupted (Ctrl-C or "
-                    "SIGTERM) before the chapter finished", out, results)
-            _leave_lab_clean(target, out)
-            raise
-        o.why = why
-        if o.status == "ran":
-            print(f"  done in {o.seconds:.0f}s (run {o.run_id})", file=out)
-        _leave_lab_clean(target, out)
-        outcomes.append(o)
-    return outcomes
+    confirm = bool(parameters.pop("confirm", confirm))
+    return Runner(target, confirm, results, out).run(selected, force, parameters)
 
 
-def _leave_lab_clean(target: str, out) -> None:
-    """Each chapter starts on a lab that is down: one that failed half way (its last cell,
-    which takes the lab down, never ran) must not leave hosts running for the next."""
-    from .. import targets
-    from ..targets import playbooks
-    # A kernel killed during a play leaves its Ansible artifacts (with the play's
-    # environment) in memory; they go now, not at the next play.
-    playbooks.clear_stale_artifacts()
-    try:
-        said = targets.open(target, echo=False).reset()
-        if said:
-            print(f"  {said}", file=out)
-    except Exception as exc:  # report, never mask the notebook's own outcome
-        print(f"  WARNING: clean-up after the run failed: {exc}", file=out)
+def freshness(chapter: "Chapter | Path", target: str | Path = "lab",
+              parameters: dict | None = None,
+              results: Path = RESULTS) -> tuple[Inputs, str | None]:
+    parameters = dict(parameters or {})
+    confirm = bool(parameters.pop("confirm", False))
+    return Runner(target, confirm, results).freshness(as_chapter(chapter), parameters)
+
+
+def label(target: str | Path) -> str:
+    """The name a target's results are filed under (its inventory directory's name)."""
+    return inventory_mod.load(inventory_mod.resolve(target)).name
+

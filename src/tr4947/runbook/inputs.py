@@ -3,11 +3,14 @@
 A chapter's inputs are every file whose change can change what its notebook does or prints,
 found from the files themselves (nothing is listed by hand):
 
-* the notebook's cells (their sources; outputs are results, not inputs);
-* the package modules the notebook imports, followed through every import of theirs
-  (``tr4947.runbook.render`` is not imported by a notebook, so editing it re-runs nothing;
-  editing ``tr4947.lab`` re-runs every chapter that brings the lab up), with the data files
-  of those packages (the lab host's init script...);
+* the notebook's cells (their sources; outputs are results, not inputs) and what its
+  metadata declares (chapter, provisioning, variants, parameter schemas);
+* the package modules the notebook imports, followed through every import of theirs, and
+  every module a module or snippet starts as a program (``python -m tr4947...``: the OMB
+  runner, the lab's NFS client shims), with the data files of those packages;
+* on the lab, the lab as a whole: every file of the tr4947.lab package (its hosts' scripts,
+  the bin/ wrappers it writes, the stand-ins) and the sources of the lab's NFS client
+  (lab/nfs-client), since any of them shapes what a lab run measures;
 * every snippet and playbook the notebook or those modules name;
 * the target's inventory (its files, and for a real target never a secret: inventories hold
   none, see tr4947.secrets);
@@ -38,6 +41,12 @@ SRC = paths.REPO / "src" / PACKAGE
 PINS = ("requirements.txt", "pyproject.toml", "lab/kafka/pom.xml", "scripts/apt-packages.txt")
 #: Files of a package directory that are data, not code (read by name at run time).
 DATA_SUFFIXES = {".sh", ".yaml", ".yml", ".json", ".properties", ".j2", ""}
+#: A module started as a program: ``python -m tr4947.omb``, ``-m tr4947.lab.nfsclient``.
+STARTED = re.compile(r"-m\s+(tr4947(?:\.\w+)+)")
+#: On the lab, everything the lab is made of (see the module doc).
+LAB_PACKAGE = SRC / "lab"
+LAB_SOURCES = (paths.REPO / "lab" / "nfs-client",)
+LAB_SKIP = {"target", "__pycache__"}
 
 
 @dataclass
@@ -77,12 +86,14 @@ def notebook_code(nb: nbformat.NotebookNode) -> str:
 
 
 def notebook_digest(nb: nbformat.NotebookNode) -> str:
-    """The cells' types and sources, without the runner's injected parameters cell."""
+    """The cells' types and sources (without the runner's injected parameters cell) and
+    what the notebook declares in ``metadata.tr4947``."""
     h = hashlib.sha256()
     for c in nb.cells:
         if "injected-parameters" in c.get("metadata", {}).get("tags", []):
             continue
         h.update(c.cell_type.encode() + b"\0" + c.source.encode() + b"\0")
+    h.update(json.dumps(nb.metadata.get("tr4947") or {}, sort_keys=True).encode())
     return h.hexdigest()[:16]
 
 
@@ -135,21 +146,41 @@ def _imports(code: str, package: str = "") -> frozenset[str]:
     return frozenset(m for m in out if m.split(".")[0] == PACKAGE)
 
 
-def module_closure(code: str) -> set[Path]:
-    """Package files reached from ``code``'s imports (with each package's __init__)."""
+def module_closure(code: str, texts: tuple[str, ...] = ()) -> set[Path]:
+    """Package files reached from ``code``'s imports (with each package's __init__), and
+    from the modules that any of them, or ``texts`` (snippets), start with ``python -m``."""
     seen: set[Path] = set()
-    todo = [(m, "") for m in _imports(code)]
+    todo = list(_imports(code)) + [m for t in (code, *texts) for m in STARTED.findall(t)]
+    started = {m for t in (code, *texts) for m in STARTED.findall(t)}
     while todo:
-        name, _ = todo.pop()
+        name = todo.pop()
         parts = name.split(".")
+        main = _module_file(name)
+        if name in started and main is not None and main.name == "__init__.py":
+            # `python -m package` runs the package's __main__.py.
+            todo.append(f"{name}.__main__")
         # Importing a.b.c runs a/__init__, a/b/__init__ too.
         for i in range(1, len(parts) + 1):
             f = _module_file(".".join(parts[:i]))
             if f is None or f in seen:
                 continue
             seen.add(f)
-            todo += [(m, "") for m in _imports(f.read_text(), _package_of(f))]
+            text = f.read_text()
+            more = STARTED.findall(text)
+            started.update(more)
+            todo += list(_imports(text, _package_of(f))) + more
     return seen
+
+
+def lab_files() -> set[Path]:
+    """Everything the lab is made of: the tr4947.lab package and the NFS client's sources."""
+    out = set()
+    for root in (LAB_PACKAGE, *LAB_SOURCES):
+        for f in root.rglob("*") if root.is_dir() else ():
+            if f.is_file() and not LAB_SKIP & set(f.relative_to(root).parts) \
+                    and f.suffix != ".pyc":
+                out.add(f)
+    return out
 
 
 def package_data(modules: set[Path]) -> set[Path]:
@@ -180,39 +211,38 @@ def named_files(text: str, root: Path, suffixes: tuple[str, ...] | None = None) 
     return out
 
 
-def inventory_dir(target: str) -> Path:
-    """The directory of a target's inventory, named (playbook/inventory/NAME) or given as a
-    path to its hosts file or its directory. Its name is the name results are filed under."""
-    from ..inventory import inventory_path
-    found = inventory_path(target)
-    return found.parent if found.is_file() else found
-
-
-def chapter_inputs(notebook: Path, target: str, parameters: dict | None = None) -> Inputs:
+def chapter_inputs(notebook: Path, target, parameters: dict | None = None) -> Inputs:
+    """The inputs of ``notebook`` run on ``target`` (a loaded Inventory, or its name or
+    path) with ``parameters``."""
+    from ..inventory import Inventory, InventoryError, load
     nb = nbformat.read(notebook, as_version=4)
     code = notebook_code(nb)
-    modules = module_closure(code)
+    snippet_texts = tuple(f.read_text(errors="replace") for f in paths.SNIPPETS.rglob("*")
+                          if f.is_file() and "-m tr4947" in f.read_text(errors="replace"))
+    modules = module_closure(code, snippet_texts)
     text = code + "\n".join(m.read_text() for m in modules)
     files: dict[str, str] = {_rel(notebook): notebook_digest(nb)}
-    for f in sorted(modules | package_data(modules)):
+    try:
+        inv = target if isinstance(target, Inventory) else load(target)
+    except InventoryError:
+        inv = None
+    code_files = modules | package_data(modules) | (lab_files() if inv and inv.kind == "lab"
+                                                     else set())
+    for f in sorted(code_files):
         files[_rel(f)] = _hash(f.read_bytes())
     for f in named_files(text, paths.SNIPPETS):
         files[f"snippets/{f.relative_to(paths.SNIPPETS)}"] = _hash(f.read_bytes())
     project = paths.REPO / "playbook" / "project"
     for f in named_files(text, project, (".yml", ".yaml")):
         files[_rel(f)] = _hash(f.resolve().read_bytes())
-    # The target's inventory: a name under playbook/inventory/ or a path to one (filed, as
-    # its results are, under the inventory directory's name).
-    from ..inventory import InventoryError
-    try:
-        inv = inventory_dir(target)
-    except InventoryError:
-        inv = paths.INVENTORY / target
-    label = inv.name
-    for f in sorted(inv.rglob("*")) if inv.is_dir() else []:
+    # The target's inventory, filed (as its results are) under the inventory directory's name.
+    inv_dir = (inv.path.parent if inv.path.is_file() else inv.path) if inv else \
+        paths.INVENTORY / str(target)
+    label = inv_dir.name
+    for f in sorted(inv_dir.rglob("*")) if inv_dir.is_dir() else []:
         if f.is_file():
             key = _rel(f) if f.resolve().is_relative_to(paths.REPO) else \
-                f"inventory {label}/{f.relative_to(inv)}"
+                f"inventory {label}/{f.relative_to(inv_dir)}"
             files[key] = _hash(f.read_bytes())
     for pin in PINS:
         f = paths.REPO / pin
@@ -226,7 +256,7 @@ def chapter_inputs(notebook: Path, target: str, parameters: dict | None = None) 
             files[_rel(pom)] = _hash(pom.read_bytes())
         except FileNotFoundError:
             pass                       # a real target's own release: nothing of ours pins it
-    params = {k: v for k, v in (parameters or {}).items() if k != "results_dir"}
+    params = {k: v for k, v in (parameters or {}).items() if k not in ("results_dir", "target")}
     return Inputs(files, params, label)
 
 

@@ -111,7 +111,7 @@ def command(work: Path, port: int, token: str) -> tuple[list[str], dict[str, str
 
 def main(argv: list[str] | None = None) -> int:
     from ..usage import Parser
-    from .execute import notebook, RunbookError
+    from .chapters import RunbookError, notebook
     p = Parser(prog="tr4947 notebook",
                description="Start JupyterLab on 127.0.0.1 with the chapter notebooks, to run "
                            "one step by step (on the lab by default; set target and confirm "

@@ -6,15 +6,21 @@ exists to be changed.
 """
 from __future__ import annotations
 
+import os
+
+from ..inventory import Inventory
 from .base import Target
 from .result import Result, ResultSet, TargetError
 
 __all__ = ["open", "Result", "ResultSet", "Target", "TargetError"]
 
 
-def open(name: str = "lab", confirm: bool = False, echo: bool = True) -> Target:  # noqa: A001
+def open(target: "str | os.PathLike | Inventory" = "lab", confirm: bool = False,  # noqa: A001
+         echo: bool = True) -> Target:
+    """The Target for an inventory: a loaded Inventory, or its name or path (see
+    tr4947.inventory.resolve)."""
     from .. import inventory
-    inv = inventory.load(name)
+    inv = target if isinstance(target, inventory.Inventory) else inventory.load(target)
     if inv.kind == "lab":
         from .lab import LabTarget
         return LabTarget(inv, echo=echo)

@@ -245,6 +245,11 @@ class Target(KafkaOperations):
                                      h.get("ansible_user", "admin"), self.ontap_password(h),
                                      self.ontap_ca_bundle())
 
+    def stand_ins(self) -> dict[str, str]:
+        """What stands in for a real system on this target (none on a real one), with
+        versions: part of every run's provenance."""
+        return {}
+
     # --- bring-up and tear-down (the lab builds; a real target is there already) --------------
     def provision(self, clusters: Iterable[str] = (), kafka: str = "installed",
                   fresh: bool = False, kafka_version: str | None = None) -> str:

@@ -73,6 +73,12 @@ def entries(text: str) -> list[str]:
     return [l for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#")]
 
 
+def mount_points(snippet: str) -> list[str]:
+    """The mount points of an fstab snippet (snippets/<path>), in its order."""
+    from .base import snippet_path
+    return [line.split()[1] for line in entries(snippet_path(snippet).read_text())]
+
+
 def server(line: str) -> str | None:
     """The NFS server of a mount line (``server:/path ...``), or None for other lines."""
     spec = line.split()[0] if line.split() else ""

@@ -29,21 +29,72 @@ from .files import plain_path
 from .result import Result, ResultSet
 
 
+def bootstrap_of(hosts: Iterable[Host]) -> str:
+    """host:port list of brokers: what clients bootstrap from."""
+    return ",".join(f"{h.kafka_address}:{h.get('kafka_port', 9092)}" for h in hosts)
+
+
+class KafkaCluster:
+    """One Kafka cluster of a target's inventory (a child group of ``kafka``), composed over
+    the Target, as kafkatest's KafkaService is over its cluster: its hosts by role, where
+    clients bootstrap, and start, stop, alive, logs through the Target (so over SSH, planned
+    without confirm on a real target)."""
+
+    def __init__(self, target, name: str):
+        self.target = target
+        self.name = name
+        self.hosts = target.hosts(name)
+
+    def _role(self, role: str, standby: bool = False) -> list[Host]:
+        return [h for h in self.hosts if (role == "any" or h.get("kafka_role", "broker") == role)
+                and bool(h.get("kafka_standby")) == standby]
+
+    @property
+    def brokers(self) -> list[Host]:
+        """The serving brokers (standbys left out), broker 1 first."""
+        return self._role("broker")
+
+    @property
+    def controllers(self) -> list[Host]:
+        """KRaft controllers (or a ZooKeeper host), which brokers need before they start."""
+        return self._role("controller")
+
+    @property
+    def standbys(self) -> list[Host]:
+        return self._role("broker", standby=True)
+
+    def bootstrap(self, skip: Iterable[str] = ()) -> str:
+        return bootstrap_of(h for h in self.brokers if h.name not in set(skip))
+
+    def log_dir(self, host: Host | str) -> str:
+        """A broker's first log dir, from the inventory."""
+        h = self.target.host(host) if isinstance(host, str) else host
+        return str(h.get("kafka_log_dirs", "/var/lib/kafka")).split(",")[0]
+
+    def start(self, heap: str | None = None):
+        """Controllers, then brokers (standbys stay down), and wait until all serve."""
+        return self.target.start_kafka([h.name for h in self.controllers + self.brokers],
+                                       env={"KAFKA_HEAP_OPTS": heap} if heap else None)
+
+    def stop(self, kill: bool = False):
+        """Brokers, then controllers: a clean stop (or ``kill``: SIGKILL, a crash)."""
+        return self.target.stop_kafka([h.name for h in self.brokers + self.controllers], kill)
+
+    def alive(self, host: Host | str) -> bool:
+        """Whether the host's Kafka JVM runs (as `pgrep` on the host sees it)."""
+        return bool(self.target.kafka_pids(host if isinstance(host, str) else host.name))
+
+    def logs(self, host: Host | str, pattern: str, lines: int = 20, needs=None):
+        return self.target.broker_log(host if isinstance(host, str) else host.name, pattern,
+                                      lines, needs)
+
+
 class KafkaOperations:
     """Mixed into Target: needs run(), hosts(), inventory, confirm, echo."""
 
-    # --- the inventory's view ----------------------------------------------------------------
-    def kafka_hosts(self, group: str, role: str = "broker", standby: bool = False) -> list[Host]:
-        """Hosts of a cluster (or group) with this role ("broker", "controller" or "any");
-        standby brokers only when ``standby``."""
-        return [h for h in self.hosts(group)
-                if (role == "any" or h.get("kafka_role", "broker") == role)
-                and bool(h.get("kafka_standby")) == standby]
-
-    def bootstrap(self, group: str, skip: Iterable[str] = ()) -> str:
-        """host:port list of a cluster's (non-standby) brokers."""
-        return ",".join(f"{h.kafka_address}:{h.get('kafka_port', 9092)}"
-                        for h in self.kafka_hosts(group) if h.name not in set(skip))
+    def cluster(self, name: str) -> KafkaCluster:
+        """The Kafka cluster ``name`` of the inventory, as a KafkaCluster."""
+        return KafkaCluster(self, name)
 
     def _names(self, hosts: str | Iterable[str]) -> list[str]:
         if isinstance(hosts, str):

@@ -62,7 +62,7 @@ class LabTarget(Target):
         check_lab_addresses(inventory)
         super().__init__(inventory, confirm=True, echo=echo)
         from ..lab import Lab
-        self.lab = Lab(inventory.path, echo=None)
+        self.lab = Lab(inventory, echo=None)
         self._brought_up = False
 
     # --- credentials from the lab ---------------------------------------------------------------
@@ -96,6 +96,9 @@ class LabTarget(Target):
         value = os.environ.get(name) or self.lab.secret(f"env:{name}")
         secrets.register(value)
         return value
+
+    def stand_ins(self) -> dict[str, str]:
+        return self.lab.stand_ins()
 
     # --- bring-up and tear-down ---------------------------------------------------------------------
     def provision(self, clusters: Iterable[str] = (), kafka: str = "installed",

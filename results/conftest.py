@@ -1,15 +1,16 @@
-"""nbval re-executes these notebooks against the embedded lab and compares their outputs
-with the committed ones (doc drift).
+"""nbval re-executes the executed notebooks of the lab's runs (results/lab/<chapter>.ipynb)
+against the embedded lab and compares their outputs with the ones the run kept (doc drift).
 
 Which notebooks: the committed results are frozen by their inputs (tr4947.runbook.inputs), so
-`make test` re-executes only the notebooks whose inputs differ from those their committed
+`make test` re-executes only the chapters whose inputs differ from those their committed
 results were made from (an edited notebook, snippet, package module, inventory or pinned
 version); `make test-full` (TR4947_NBVAL=all) re-executes every one. A change to a page's
-prose runs none.
+prose runs none. An executed notebook keeps its run's parameters (papermill's injected cell),
+so a variant re-executes as itself.
 
 Each notebook starts on a lab that is down and leaves it down: a notebook that fails half way
-skips its own clean-up cell, and the lab it left running would otherwise make every later
-notebook fail too (reporting drift that is not there).
+skips its last step, and the lab it left running would otherwise make every later notebook
+fail too (reporting drift that is not there).
 """
 import os
 
@@ -23,6 +24,11 @@ def pytest_collection_modifyitems(config, items):
     if mode not in ("changed", "all"):
         raise pytest.UsageError(f"TR4947_NBVAL={mode!r}: 'changed' (default) or 'all'")
     from tr4947.runbook import execute
+    notebooks = [i for i in items if i.path.suffix == ".ipynb"]
+    if not notebooks:
+        return
+    runner = execute.Runner("lab")
+    by_name = {c.name: c for c in runner.chapters()}
     why: dict = {}
     keep, drop = [], []
     for item in items:
@@ -30,8 +36,10 @@ def pytest_collection_modifyitems(config, items):
             keep.append(item)
             continue
         if item.path not in why:
-            why[item.path] = "all notebooks (TR4947_NBVAL=all)" if mode == "all" else \
-                execute.freshness(item.path, "lab", {})[1]
+            chapter = by_name.get(item.path.stem)
+            why[item.path] = ("no such chapter: remove this executed notebook"
+                              if chapter is None else "all notebooks (TR4947_NBVAL=all)"
+                              if mode == "all" else runner.freshness(chapter, {})[1])
         (keep if why[item.path] else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)

@@ -1,0 +1,214 @@
+"""What a chapter records for the guide: the one place recording happens.
+
+Procedures record each step's outputs under the step's stable procedure ID (``FV-3``,
+``REC-3``...): console transcripts, tables, charts, text, the load a benchmark was asked for
+and what it achieved, and verdicts (a TR claim set beside what the run showed). Each
+recording method also prints what it records, so a notebook's output is what its page will
+show.
+
+Records are appended to ``records.jsonl`` in the run's directory, one JSON object a line, the
+run's header first and a ``finished`` line last: nothing already written is ever rewritten
+(as ansible-runner keeps a job's events), so a chapter killed half way leaves every record it
+made, readable, and a run without its ``finished`` line is known to be incomplete. The runner
+(tr4947.runbook) turns one complete run into one run record, ``results/<target>/<chapter>.json``.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..secrets import redact
+
+ID = re.compile(r"^[A-Z]{2,5}-\d+[a-z]?$")
+KINDS = ("lab", "real", "computed")
+#: What a verdict may say about a TR claim (docs/data/claims.yaml lists the claims).
+VERDICTS = ("reproduced", "differs", "not-reproducible-at-lab-scale", "not-measured")
+#: A load-driven run holds its rate when it achieves at least this share of its target.
+HELD = 0.95
+FILE = "records.jsonl"
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+@dataclass
+class Record:
+    id: str                           # procedure ID (shared/tr4947/PROCEDURES.md)
+    kind: str                         # console | table | chart | text | load | verdict
+    title: str
+    data: dict[str, Any]
+
+
+@dataclass
+class Header:
+    notebook: str
+    chapter: str
+    target: str
+    kind: str                         # lab | real | computed (no measurement)
+    run_id: str = ""
+    started: str = field(default_factory=now)
+
+
+class Recorder:
+    """Appends one run's records to ``<directory>/records.jsonl`` (see the module doc)."""
+
+    def __init__(self, header: Header, directory: Path, echo: bool = True):
+        self.header = header
+        self.records: list[Record] = []
+        self.echo = echo
+        self.path = Path(directory) / FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._append({"header": asdict(header)}, mode="w")
+
+    def computed(self) -> None:
+        """This run measured nothing (a calculation from published figures): its results are
+        labelled computed, not lab or real."""
+        self.header.kind = "computed"
+        self._append({"kind": "computed"})
+
+    # Recording methods return None on purpose: a cell ending in one must not display the
+    # record itself.
+    def _add(self, rec: Record, shown: str) -> None:
+        if not ID.match(rec.id):
+            raise ValueError(f"procedure ID {rec.id!r} is not like FV-3 (the IDs are those of "
+                             "the chapters' headings and snippet files)")
+        self.records.append(rec)
+        self._append({"record": asdict(rec)})
+        if self.echo and shown:
+            print(shown.rstrip("\n"), flush=True)
+
+    def console(self, proc_id: str, title: str, command: str, output: str, *,
+                prompt: str = "$", exit_code: int | None = 0, host: str = "",
+                duration: float | None = None, show: bool = True) -> None:
+        """A command and what it printed, as a terminal transcript."""
+        command, output = redact(command), redact(output)
+        self._add(Record(proc_id, "console", title, {
+            "command": command, "output": output, "prompt": prompt, "exit_code": exit_code,
+            "host": host, "duration": duration}), output if show else "")
+
+    def show(self, proc_id: str, title: str, result, *, command: str | None = None,
+             prompt: str = "$", show: bool = True) -> None:
+        """A Target Result (or each Result of a ResultSet): printed (its output, or the plan
+        of a dry run) and recorded as a console transcript."""
+        results = result if isinstance(result, list) else [result]
+        for r in results:
+            out = r.stdout if r.planned else r.output
+            if len(results) > 1 and show and self.echo:
+                print(f"[{r.host}]")
+            if "::" in prompt or prompt == "":
+                # A clustershell transcript already shows each command at its own prompt.
+                self.console(proc_id, title, "", out, prompt="", exit_code=r.exit_code,
+                             host="", duration=r.duration, show=show)
+            else:
+                self.console(proc_id, title, command or r.command, out, prompt=prompt,
+                             exit_code=r.exit_code, host=r.host, duration=r.duration, show=show)
+
+    def table(self, proc_id: str, title: str, header: Sequence[str],
+              rows: Sequence[Sequence[Any]], *, note: str = "", key: Sequence[str] = (),
+              show: bool = True) -> None:
+        """A table; ``key``: the columns a reader needs first (kept in view when it is wide)."""
+        rows = [[redact(str(c)) for c in r] for r in rows]
+        data = {"header": list(header), "rows": rows, "note": note}
+        if key:
+            unknown = [k for k in key if k not in header]
+            if unknown:
+                raise ValueError(f"key column(s) {unknown} are not in the header {list(header)}")
+            data["key"] = list(key)
+        self._add(Record(proc_id, "table", title, data),
+                  text_table(title, list(header), rows) if show else "")
+
+    def text(self, proc_id: str, title: str, body: str, *, show: bool = True) -> None:
+        body = redact(body)
+        self._add(Record(proc_id, "text", title, {"body": body}), body if show else "")
+
+    def chart(self, proc_id: str, title: str, spec: dict[str, Any]) -> None:
+        """A chart described as data (series, axes); the site draws it, so a page's picture
+        always comes from recorded numbers."""
+        n = sum(len(s.get("y", [])) for s in spec.get("series", []))
+        self._add(Record(proc_id, "chart", title, spec),
+                  f"[chart] {title}: {len(spec.get('series', []))} series, {n} points")
+
+    def load(self, proc_id: str, title: str, runs: Sequence[dict[str, Any]]) -> None:
+        """What a load-driven step asked for and what it got, per run (and phase): each run
+        ``{"name", "unit", "target", "achieved", ...}`` (publish rate; ``consume_achieved``
+        and anything else measured may follow). ``held`` is decided here, once: achieved at
+        least 95 % of target. A step whose runs did not hold yields no verdict."""
+        out = []
+        for r in runs:
+            if not {"name", "unit", "target", "achieved"} <= set(r):
+                raise ValueError(f"a load run needs name, unit, target and achieved: {r}")
+            target, achieved = float(r["target"]), float(r["achieved"])
+            out.append({**r, "ratio": round(achieved / target, 4) if target else None,
+                        "held": bool(target) and achieved >= HELD * target})
+        held = sum(r["held"] for r in out)
+        self._add(Record(proc_id, "load", title, {"runs": out, "threshold": HELD}),
+                  f"[load] {title}: {held} of {len(out)} run(s) held >= {HELD:.0%} of their "
+                  "target rate" + "".join(
+                      f"\n  {r['name']}: {r['achieved']:.4g} of {r['target']:.4g} {r['unit']} "
+                      f"({(r['ratio'] or 0):.0%}){'' if r['held'] else '  NOT HELD'}"
+                      for r in out))
+
+    def verdict(self, proc_id: str, claim: str, verdict: str, *, tr: str, lab: Any,
+                why: str, action: str = "", load_held: bool | None = None) -> None:
+        """A TR claim (its id in docs/data/claims.yaml) beside what this run showed. ``lab``:
+        the run's figure (a Spread's as_dict(), a number with a unit, or words); a verdict
+        from a load-driven step that did not hold its rate is refused here, so the ledger
+        can never draw one from it."""
+        if verdict not in VERDICTS:
+            raise ValueError(f"verdict {verdict!r}: one of {', '.join(VERDICTS)}")
+        if load_held is False and verdict in ("reproduced", "differs"):
+            raise ValueError(f"{claim}: no verdict from a run that did not hold its load "
+                             "rate: record not-measured and say why")
+        self._add(Record(proc_id, "verdict", claim, {
+            "claim": claim, "verdict": verdict, "tr": tr, "lab": lab, "why": redact(why),
+            "action": action, "load_held": load_held}),
+            f"[verdict] {claim}: {verdict} (TR: {tr}; lab: {lab})")
+
+    def finish(self) -> Path:
+        self._append({"finished": now()})
+        return self.path
+
+    def _append(self, obj: dict, mode: str = "a") -> None:
+        with open(self.path, mode) as f:
+            f.write(json.dumps(obj) + "\n")
+
+
+def start(notebook: str, chapter: str, target: str, directory: str | Path,
+          kind: str = "lab", run_id: str = "") -> Recorder:
+    """A Recorder for a run of ``notebook`` (results on page ``chapter``) on ``target`` (its
+    name), appending to ``directory``/records.jsonl."""
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r}: one of {', '.join(KINDS)}")
+    return Recorder(Header(notebook, chapter, target, kind, run_id), Path(directory))
+
+
+def read(path: Path) -> dict[str, Any]:
+    """A records.jsonl back as {header, records, finished}: ``finished`` is None for a run
+    that did not reach its end."""
+    header, records, finished = None, [], None
+    for line in Path(path).read_text().splitlines():
+        obj = json.loads(line)
+        if "header" in obj:
+            header = obj["header"]
+        elif "record" in obj:
+            records.append(obj["record"])
+        elif obj.get("kind") == "computed":
+            header["kind"] = "computed"
+        elif "finished" in obj:
+            finished = obj["finished"]
+    if header is None:
+        raise ValueError(f"{path}: no header line")
+    return {"header": header, "records": records, "finished": finished}
+
+
+def text_table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    cols = list(zip(header, *rows)) if rows else [(h,) for h in header]
+    w = [min(40, max(len(str(c)) for c in col)) for col in cols]
+    line = lambda r: "  ".join(str(c)[:40].ljust(w[i]) for i, c in enumerate(r))  # noqa: E731
+    return "\n".join([f"{title}" if title else "", line(header),
+                      "  ".join("-" * x for x in w)] + [line(r) for r in rows]).lstrip("\n")
