@@ -97,6 +97,37 @@ def nav_pages(text: str) -> list[str]:
     return re.findall(r"xref:([\w./-]+?)\.adoc", text)
 
 
+def nav_sections(text: str) -> list[tuple[str, list[str]]]:
+    """(title, page names) for each list of a nav file: Antora renders every list, with the
+    block title ('.Title') above it, as one group of the navigation."""
+    sections: list[tuple[str, list[str]]] = []
+    title = ""
+    for line in text.splitlines():
+        s = line.strip()
+        if re.match(r"^\.[^.\s]", s):
+            title = s[1:].strip()
+            sections.append((title, []))
+        elif s.startswith("*"):
+            if not sections:
+                sections.append(("", []))
+            sections[-1][1].extend(nav_pages(s))
+    return sections
+
+
+def guide_nav() -> list[tuple[str, list[str]]]:
+    """The nav groups docs/data/guide-chapters.yaml gives: (group title, pages)."""
+    import yaml
+    own = yaml.safe_load(GUIDE_CHAPTERS.read_text(encoding="utf-8"))
+    return [(g["group"], list(g["pages"])) for g in own.get("nav", [])]
+
+
+def guide_pages() -> set[str]:
+    """The pages the guide adds to the TR's chapters."""
+    import yaml
+    own = yaml.safe_load(GUIDE_CHAPTERS.read_text(encoding="utf-8"))
+    return {c["page"] for c in own.get("chapters", [])}
+
+
 def section_problems(page_text: str, proc_id: str) -> list[str]:
     """What is wrong with procedure proc_id's section on a page ([] when it is right):
     a level-2 section titled '<ID>: ...' with the anchor [#<id>] right above it, and a

@@ -6,15 +6,50 @@ import re
 
 import pytest
 
-from .conftest import (MODULE, NAV, PAGES, SNIPPETS, committed_notebooks, example_includes, expected,
-                       nav_pages, notebook_chapters, parse_procedures, section_problems,
-                       snippet_files)
+from .conftest import (MODULE, NAV, PAGES, REPO, SNIPPETS, committed_notebooks, example_includes,
+                       expected, guide_nav, guide_pages, nav_pages, nav_sections,
+                       notebook_chapters, parse_procedures, section_problems, snippet_files)
 
 CHAPTERS, PROCEDURES, SOURCE = expected()
 
 
-def test_nav_lists_chapters_in_tr_order():
-    assert nav_pages(NAV.read_text(encoding="utf-8")) == CHAPTERS, f"order from {SOURCE}"
+EDITION_NAVS = {"fr": REPO / "docs" / "fr" / "modules" / "ROOT" / "nav.adoc",
+                "ja": REPO / "docs" / "ja" / "modules" / "ROOT" / "nav.adoc"}
+
+
+def test_nav_is_grouped_as_guide_chapters_says():
+    """Understand, validate, performance, operate, reference: the English nav has the groups
+    of docs/data/guide-chapters.yaml, with those titles and those pages in that order."""
+    assert nav_sections(NAV.read_text(encoding="utf-8")) == guide_nav()
+
+
+@pytest.mark.parametrize("lang", EDITION_NAVS)
+def test_translated_navs_have_the_same_groups(lang):
+    """Group titles are translated; the groups and their pages are the English nav's."""
+    sections = nav_sections(EDITION_NAVS[lang].read_text(encoding="utf-8"))
+    assert [pages for _, pages in sections] == [pages for _, pages in guide_nav()]
+    assert all(title for title, _ in sections), f"{lang}: a nav group without a title"
+
+
+def nav_order_problems(groups: list[tuple[str, list[str]]], chapters: list[str],
+                       tr_chapters: list[str]) -> list[str]:
+    """Every chapter exactly once across the groups, and the TR's chapters in the TR's order
+    within each group ([] when both hold)."""
+    flat = [p for _, pages in groups for p in pages]
+    problems = [f"{p}: in the nav {flat.count(p)} times" for p in sorted(set(flat))
+                if flat.count(p) != 1]
+    problems += [f"{p}: not in the nav" for p in chapters if p not in flat]
+    problems += [f"{p}: in the nav but not a chapter" for p in flat if p not in chapters]
+    for title, pages in groups:
+        tr = [p for p in pages if p in tr_chapters]
+        if tr != sorted(tr, key=tr_chapters.index):
+            problems.append(f"{title}: the TR's chapters out of the TR's order: {tr}")
+    return problems
+
+
+def test_nav_lists_every_chapter_once_in_tr_order_within_groups():
+    tr_chapters = [c for c in CHAPTERS if c not in guide_pages()]
+    assert nav_order_problems(guide_nav(), CHAPTERS, tr_chapters) == [], f"chapters from {SOURCE}"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -75,6 +110,20 @@ def test_procedures_parser_reads_both_tables():
 
 def test_nav_parser_keeps_order():
     assert nav_pages("* xref:b.adoc[B]\n* xref:a.adoc#x[A]\n") == ["b", "a"]
+
+
+def test_nav_sections_parser_reads_titled_lists():
+    text = ".Understand\n* xref:index.adoc[O]\n* xref:why.adoc[W]\n\n.Reference\n* xref:errata.adoc[E]\n"
+    assert nav_sections(text) == [("Understand", ["index", "why"]), ("Reference", ["errata"])]
+
+
+def test_nav_order_check_sees_duplicates_gaps_and_disorder():
+    chapters, tr = ["a", "b", "c", "x"], ["a", "b", "c"]
+    assert nav_order_problems([("G", ["a", "b"]), ("H", ["x", "c"])], chapters, tr) == []
+    assert nav_order_problems([("G", ["b", "a"]), ("H", ["x", "c"])], chapters, tr)   # order
+    assert nav_order_problems([("G", ["a", "b"]), ("H", ["x"])], chapters, tr)        # missing
+    assert nav_order_problems([("G", ["a", "b", "a"]), ("H", ["x", "c"])], chapters, tr)
+    assert nav_order_problems([("G", ["a", "b", "y"]), ("H", ["x", "c"])], chapters, tr)
 
 
 def test_every_notebook_is_linked_from_its_chapter_page():

@@ -1,5 +1,5 @@
 """Storage efficiency: the stand-in's computation on data of known make-up (4 KiB block
-dedupe, zlib-1 over 32 KiB groups), its report through `volume show -fields` and
+dedupe, zlib-1 over 8 KiB groups, the group of ONTAP's inline adaptive compression), its report through `volume show -fields` and
 `storage aggregate show-efficiency`, and the TR's own EFF-2 arithmetic."""
 import os
 
@@ -29,15 +29,38 @@ def test_identical_copies_dedupe_to_one(tmp_path):
     assert off.physical == off.logical and off.ratio == 1.0
 
 
-def test_half_random_half_zero_payloads_compress_about_two_to_one(tmp_path):
+def test_half_random_payloads_do_not_compress_in_8_kib_groups(tmp_path):
     # OMB's randomized payloads with randomBytesRatio 0.5: each 1 KiB message is 512 random
-    # bytes then 512 zero bytes. zlib removes the zeros, so a 32 KiB group compresses to just
-    # over 16 KiB, which is stored in whole 4 KiB blocks: 5 blocks (20 KiB), 1.6:1.
+    # bytes then 512 zero bytes. An 8 KiB group holds 4 KiB of random bytes, which zlib cannot
+    # shrink, so the group compresses to just over 4 KiB and still needs two 4 KiB blocks:
+    # nothing is saved. (In 32 KiB groups the same data would have saved 12 KiB per group.)
     msg = lambda: os.urandom(512) + bytes(512)       # noqa: E731
     (tmp_path / "seg").write_bytes(b"".join(msg() for _ in range(256)))
     m = space.measure(tmp_path, dedupe=True, compression=True)
     assert m.dedupe_saved == 0                       # no two 4 KiB blocks alike
-    assert m.physical == 8 * 20 * KiB and m.ratio == pytest.approx(1.6)
+    assert m.compression_saved == 0
+    assert m.physical == m.logical == 256 * KiB and m.ratio == 1.0
+
+
+def test_a_group_that_fits_one_block_is_stored_in_one(tmp_path):
+    # A quarter random, the rest zeros: each 8 KiB group compresses to about 2 KiB and is
+    # stored in one 4 KiB block, 2:1. In 32 KiB groups it would be 3 blocks per 8 (2.67:1),
+    # so this pins the group size as well as the whole-block rule.
+    msg = lambda: os.urandom(256) + bytes(768)       # noqa: E731
+    (tmp_path / "seg").write_bytes(b"".join(msg() for _ in range(256)))
+    m = space.measure(tmp_path, dedupe=True, compression=True)
+    assert m.physical == 32 * 4 * KiB and m.compression_saved == 128 * KiB
+    assert m.ratio == pytest.approx(2.0)
+
+
+def test_a_lone_block_at_the_end_of_a_file_cannot_save_a_block(tmp_path):
+    # 12 KiB: one random block, then two zero blocks. The first 8 KiB group (random + zeros)
+    # compresses to just over 4 KiB and keeps its two blocks; the 4 KiB tail of zeros
+    # compresses well but cannot take less than one block. Nothing is saved, where a single
+    # 32 KiB group over the whole file would have saved one block.
+    (tmp_path / "f").write_bytes(os.urandom(4 * KiB) + bytes(8 * KiB))
+    m = space.measure(tmp_path, dedupe=False, compression=True)
+    assert m.logical == m.physical == 12 * KiB and m.compression_saved == 0
 
 
 def test_dedupe_happens_before_compression(tmp_path):

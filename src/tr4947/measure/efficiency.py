@@ -3,7 +3,7 @@
 The numbers come from ONTAP's own commands (``storage aggregate show-efficiency -instance``,
 ``volume show -fields ...``), read as an operator reads them, on any target. On the lab the
 stand-in computes them from the data really written (tr4947.lab.ontap.space: 4 KiB block
-deduplication within a volume, then zlib level 1 over 32 KiB compression groups).
+deduplication within a volume, then zlib level 1 over 8 KiB compression groups).
 
 The TR's EFF-2 figures are checked with the same arithmetic: a ratio is logical / physical,
 a saving is 1 - physical / logical (so 1.70:1 means 41% saved, and 33% saved means 1.49:1).

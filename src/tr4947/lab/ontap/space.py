@@ -5,9 +5,13 @@
 * ``measure``: logical vs physical bytes after the volume's efficiency settings, computed
   on the data actually written: deduplication over 4 KiB blocks within the volume (ONTAP's
   block size; Kafka replicas on one volume are byte-identical segment files, which is
-  where the TR's 1.70:1 came from) and compression in 32 KiB groups (ONTAP's adaptive
-  compression group size) with zlib level 1 standing in for ONTAP's compressor. A block
-  or group is stored compressed only when that saves at least one 4 KiB block.
+  where the TR's 1.70:1 came from) and compression in 8 KiB groups with zlib level 1
+  standing in for ONTAP's compressor. 8 KiB is the group of ONTAP's inline adaptive
+  compression, which is what compresses data as it is written; 32 KiB groups belong to
+  secondary compression and to the cold-data pass of temperature-sensitive storage
+  efficiency, neither of which applies to data the moment it lands. A group is stored
+  compressed only when that saves at least one 4 KiB block, so an 8 KiB group must
+  shrink into a single block.
 
 Holes in sparse files are not data: a client that only sets a file's length (Kafka
 preallocates its index files that way) has written nothing for ONTAP to store, so only the
@@ -25,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BLOCK = 4096
-GROUP = 32 * 1024
+GROUP = 8 * 1024       # inline adaptive compression: two 4 KiB blocks
 
 
 def _files(path: Path):
