@@ -127,9 +127,9 @@ class StorageEfficiency:
                        ["", "TR-4947", f"Lab (volume {self.volume})"], rows,
                        note="The lab volume holds every replica of every partition (replication "
                             "factor 3 on brokers that share one volume), so identical segment "
-                            "files deduplicate; the half-random payloads compress about 2:1 "
-                            "before rounding to whole blocks. The ratio depends entirely on "
-                            "this data.")
+                            "files deduplicate; in 8 KiB groups the half-random payloads do not "
+                            "fit one 4 KiB block and save nothing by compression. The ratio "
+                            "depends entirely on this data.")
 
     def check_tr_figures(self) -> None:
         checks = efficiency.check_tr_figures()
