@@ -103,6 +103,10 @@ fn status(sh: &Shared, info: &Info) -> Value {
         "locks_held": sh.locks_held.lock().unwrap().len(),
     });
     if let Some(srv) = &sh.server {
+        // What the layer last heard (asking here would wait while disconnected).
+        if let Some((size, used, since)) = sh.space_seen() {
+            v["space"] = json!({"size": size, "used": used, "written_since": since});
+        }
         v["server"] = json!({
             "client_id": srv.client_id,
             "reconnects": srv.reconnects(),

@@ -111,6 +111,12 @@ impl Shared {
         self.refresh(&mut sp).then_some((sp.size, sp.used))
     }
 
+    /// The last accounting seen (size, used, bytes written since), without asking.
+    pub fn space_seen(&self) -> Option<(u64, u64, u64)> {
+        let sp = self.space.lock().unwrap();
+        sp.at.map(|_| (sp.size, sp.used, sp.delta))
+    }
+
     fn refresh(&self, sp: &mut Space) -> bool {
         let Some(srv) = &self.server else { return false };
         match srv.call(json!({"op": "space"})) {
@@ -126,7 +132,8 @@ impl Shared {
     }
 
     /// How many of `want` new bytes the volume still takes (the stand-in's accounting,
-    /// at most 1 s old, plus what this mount wrote since; checked again at the edge).
+    /// at most 1 s old, plus what this mount wrote since; asked again whenever a write does
+    /// not fit, as the server decides every write on a real mount).
     fn room(&self, want: u64) -> u64 {
         if self.server.is_none() {
             return want;
@@ -137,7 +144,7 @@ impl Shared {
             self.refresh(&mut sp);
         }
         let avail = |sp: &Space| sp.size.saturating_sub(sp.used).saturating_sub(sp.delta);
-        if want > avail(&sp) && stale(&sp, Duration::from_millis(20)) {
+        if want > avail(&sp) {
             self.refresh(&mut sp);
         }
         want.min(avail(&sp))

@@ -64,6 +64,12 @@ class Volume:
     logical_used: int | None = None
     physical_used: int | None = None
     efficiency_measured_at: str = ""
+    # `volume autosize` (ONTAP's defaults: off; maximum 120% of the size when enabled).
+    autosize_mode: str = "off"                 # off | grow | grow_shrink
+    autosize_maximum: int = 0                  # bytes (0: 120% of the size)
+    autosize_minimum: int = 0
+    autosize_grow_threshold: int = 0           # percent (0: ONTAP's size-dependent default)
+    autosize_shrink_threshold: int = 50
 
     @property
     def key(self) -> str:
@@ -80,6 +86,10 @@ class Lif:
     node: str = ""                             # home node (network interface show)
     port: str = "e0d"                          # home port (cosmetic)
     netmask_length: int = 8                    # loopback /8
+    # Where it is now (`network interface migrate`/`revert`); "" means at home. The lab's
+    # NFS service drops the connections on the LIF's address when it moves.
+    curr_node: str = ""
+    curr_port: str = ""
 
 
 @dataclass
@@ -99,6 +109,10 @@ class Vserver:
     root_aggregate: str = ""
     language: str = "C.UTF-8"
     comment: str = ""
+    # NFSv4 state (ONTAP's defaults): a client's locks outlive it by at most the lease; after
+    # a server restart, clients have the grace period to reclaim them.
+    nfs_v4_lease_seconds: int = 30
+    nfs_v4_grace_seconds: int = 45
 
 
 @dataclass
