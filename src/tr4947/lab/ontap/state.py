@@ -4,8 +4,10 @@ This is the contract between the stand-in's clustershell/REST front ends (which 
 and lab storage (which reads it to decide how a mount behaves). Every volume owns a backing
 directory under the lab state dir; its attributes decide mount semantics:
 
-* ``is_preserve_unlink_enabled`` + an NFSv4.1 mount -> POSIX unlink (bindfs ``hard_remove``)
-* anything else (NFSv3, or the attribute off)     -> silly-rename semantics (default bindfs)
+* ``is_preserve_unlink_enabled`` + an NFSv4.1 mount -> POSIX unlink
+* anything else (NFSv3, or the attribute off)     -> silly rename (``.nfs<fileid><counter>``)
+
+(carried out by the clients' NFS layer, tr4947-nfs: see lab/nfs-client)
 
 Writers hold an exclusive ``flock`` for the whole read-modify-write, so the SSH server, the
 REST server and the CLI can share one state file safely.
@@ -227,7 +229,7 @@ def volumes_dir(root: Path | None = None) -> Path:
 
 
 def backing_dir(vol: Volume, root: Path | None = None) -> Path:
-    """The directory that holds a volume's data (what bindfs exposes at a mount):
+    """The directory that holds a volume's data (what a lab NFS mount exposes):
     ``<root>/volumes/<vserver>/<volume>``.
 
     Both names must be valid ONTAP names, and the path, resolved through any symlink, must
