@@ -383,6 +383,7 @@ def test_a_lock_is_held_across_mounts_and_outlives_a_dead_client_until_its_lease
     [ma] = [m for m in nfsclient.list_mounts() if m.mountpoint == str(a)]
     os.kill(ma.pid, signal.SIGKILL)
     died = time.monotonic()
+    nfsclient._wait_gone(ma.pid, 5)           # reaped (the test process started it)
     assert not _try_lock(b / ".lock")
     free_at = wait_for(lambda: _try_lock(b / ".lock") and time.monotonic(), 20,
                        "the dead client's lease to run out", interval=0.5)
