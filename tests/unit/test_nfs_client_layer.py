@@ -46,9 +46,10 @@ def wait_for(check, timeout: float, what: str, interval: float = 0.05):
 class Layer:
     """One tr4947-nfs mount of a scratch backing directory, without a server."""
 
-    def __init__(self, tmp: Path, semantics: str, *extra: str):
-        self.backing, self.mp = tmp / "backing", tmp / "mnt"
-        self.backing.mkdir()
+    def __init__(self, tmp: Path, semantics: str, *extra: str, backing: Path | None = None):
+        self.backing, self.mp = backing or tmp / "backing", tmp / "mnt"
+        if backing is None:
+            self.backing.mkdir()
         self.mp.mkdir()
         self.sock = tmp / "control.sock"
         self.proc = subprocess.Popen(
@@ -184,6 +185,32 @@ def test_passthrough_data_never_reaches_the_server_and_the_fallback_serves_it(la
     assert s_served["layer"].startswith("tr4947-nfs 0.1.0 (no passthrough: turned off")
     assert s_served["bytes_written"] == 1_000_000 and s_served["bytes_read"] >= 1_000_000
     assert s_served["opens_served"] >= 2
+
+
+def test_where_the_kernel_refuses_passthrough_the_layer_serves_the_data_and_says_why(tmp_path):
+    """A backing directory on a mount of the layer itself (file systems stacked two deep) is
+    one the kernel refuses as a passthrough backing file: the probe sees it, and the mount
+    serves reads and writes itself and says why."""
+    (tmp_path / "lower").mkdir()
+    lower = Layer(tmp_path / "lower", "posix-unlink")
+    try:
+        (tmp_path / "upper").mkdir()
+        upper = Layer(tmp_path / "upper", "silly-rename", backing=lower.mp)
+        try:
+            assert upper.ready["passthrough"] is False, upper.ready
+            assert upper.ready["layer"].startswith(
+                "tr4947-nfs 0.1.0 (no passthrough: the kernel refused a backing file:"), upper.ready
+            (upper.mp / "f").write_bytes(b"served")
+            assert (upper.mp / "f").read_bytes() == b"served"
+            assert (lower.backing / "f").read_bytes() == b"served"
+            st = upper.ctl(op="status")
+            assert st["bytes_written"] == 6 and st["opens_served"] >= 2
+            assert st["opens_passthrough"] == 0
+            assert os.listdir(lower.backing) == ["f"]          # no probe file left behind
+        finally:
+            upper.close()
+    finally:
+        lower.close()
 
 
 def test_layer_names_the_mode_for_provenance():

@@ -95,11 +95,21 @@ fn parse(argv: &[String]) -> Result<Args, String> {
 }
 
 /// Can the kernel take a backing file of this directory's file system? An unnamed file
-/// (O_TMPFILE: nothing appears in the volume) is registered and unregistered again.
+/// (O_TMPFILE: nothing appears in the volume) is registered and unregistered again; where
+/// the file system has no O_TMPFILE, a named one, removed as soon as it is open.
 fn probe_passthrough(session: &impl AsFd, backing: &std::path::Path) -> Result<(), String> {
     let dir = CString::new(backing.as_os_str().as_bytes()).unwrap();
     // SAFETY: open returns a descriptor we own.
-    let fd = unsafe { libc::open(dir.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
+    let mut fd = unsafe { libc::open(dir.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
+    if fd < 0 {
+        let named = backing.join(format!(".tr4947-nfs-probe-{}", std::process::id()));
+        let c = CString::new(named.as_os_str().as_bytes()).unwrap();
+        // SAFETY: as above; the name is removed right away.
+        fd = unsafe { libc::open(c.as_ptr(), libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
+        if fd >= 0 {
+            unsafe { libc::unlink(c.as_ptr()) };
+        }
+    }
     if fd < 0 {
         return Err(format!("cannot make a probe file: {}", std::io::Error::last_os_error()));
     }
