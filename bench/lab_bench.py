@@ -2,13 +2,19 @@
 today's lab (hosts of their own on a network, reached over SSH) beside the lab before that
 change (commit BASELINE: processes on loopback addresses), both measured in this run.
 
-Prints figures, asserts nothing; exits 1 if either measurement fails. Each lab runs with a
+The NFS volumes are measured twice, on the lab's NFS client layer (tr4947-nfs, FUSE
+passthrough where the kernel allows it; the line names the mode that ran) and on bindfs,
+the layer the lab used before it, each in a lab of its own brought up in this run; for
+each, NFS / DAS producer throughput of that lab and the FUSE server's CPU time per MiB the
+NFS brokers wrote (its processes on the NFS brokers' hosts, before and after the run).
+
+Prints figures, asserts nothing; exits 1 if a measurement fails. Each lab runs with a
 state directory of its own (today's on 198.19.0.0/16, a test lab's range), so a developer's
 lab is not disturbed. Throughput: the TR's client settings (batch.size=1048576,
 linger.ms=1, 1 KB records, acks=all) and enough records to get past JIT warm-up
 (TR4947_BENCH_RECORDS, default 1,000,000; the TR used 3,000,000).
 
-  .venv/bin/python bench/lab_bench.py [--skip-baseline]
+  .venv/bin/python bench/lab_bench.py [--skip-baseline] [--skip-bindfs]
 """
 from __future__ import annotations
 
@@ -62,6 +68,33 @@ def lab_rss(lab) -> float:
     return total / 2 ** 20
 
 
+FUSE_SERVERS = ("tr4947-nfs", "bindfs")
+RF = 2
+
+
+def fuse_cpu(lab, cluster: str) -> float:
+    """CPU seconds used so far by the FUSE servers on a cluster's broker hosts."""
+    from tr4947.lab import hosts as H
+    total = 0.0
+    for h in lab.inv.cluster(cluster):
+        for p in H.processes_in([Path("/run/netns") / lab.net.netns(h.name)]):
+            try:
+                if p.name() in FUSE_SERVERS:
+                    c = p.cpu_times()
+                    total += c.user + c.system
+            except psutil.Error:
+                continue
+    return total
+
+
+def nfs_layer(lab) -> str:
+    """The layer an NFS broker's volume is mounted with, as its mount registry says."""
+    import json
+    h = next(h for h in lab.inv.cluster("nfs") if h.get("nfs_volume"))
+    r = lab.exec(h.name, "cat /run/tr4947/nfs-mounts.json")
+    return json.loads(r.stdout)[0].get("layer") or "?"
+
+
 def produce(t, cluster: str, topic: str) -> float:
     client = t.hosts("clients")[0].name
     bs = t.bootstrap(cluster)
@@ -76,9 +109,23 @@ def produce(t, cluster: str, topic: str) -> float:
     return float(m[-1])
 
 
-def measure_today() -> dict[str, float]:
-    from tests.lab.conftest import own_lab
+def produce_both(tl, out: dict, suffix: str = "") -> None:
+    """DAS then NFS producer throughput, the NFS brokers' FUSE CPU and the NFS layer."""
     from tr4947 import targets
+    t = targets.open(str(tl.inventory), echo=False)
+    try:
+        out["das" + suffix] = produce(t, "das", "bench_das")
+        cpu0 = fuse_cpu(tl.lab, "nfs")
+        out["nfs" + suffix] = produce(t, "nfs", "bench_nfs")
+        mib = RECORDS * 1024 * RF / 2 ** 20
+        out["cpu" + suffix] = (fuse_cpu(tl.lab, "nfs") - cpu0) * 1000 / mib
+        out["layer" + suffix] = nfs_layer(tl.lab)
+    finally:
+        t.close()
+
+
+def measure_today() -> dict:
+    from tests.lab.conftest import own_lab
     out = {}
     with tempfile.TemporaryDirectory(prefix="tr4947-bench-") as tmp:
         with own_lab(Path(tmp), up=False) as tl:
@@ -89,12 +136,22 @@ def measure_today() -> dict[str, float]:
             tl.lab.up(["das", "nfs"])
             out["das_nfs"] = time.monotonic() - t0
             out["rss"] = lab_rss(tl.lab)
-            t = targets.open(str(tl.inventory), echo=False)
-            try:
-                out["das"] = produce(t, "das", "bench_das")
-                out["nfs"] = produce(t, "nfs", "bench_nfs")
-            finally:
-                t.close()
+            produce_both(tl, out)
+    return out
+
+
+def measure_bindfs() -> dict:
+    """The same DAS and NFS runs on a lab whose NFS mounts use bindfs (the earlier layer)."""
+    from tests.lab.conftest import own_lab
+    out: dict = {}
+    os.environ["TR4947_NFS_LAYER"] = "bindfs"
+    try:
+        with tempfile.TemporaryDirectory(prefix="tr4947-bench-bindfs-") as tmp:
+            with own_lab(Path(tmp), up=False) as tl:
+                tl.lab.up(["das", "nfs"])
+                produce_both(tl, out)
+    finally:
+        del os.environ["TR4947_NFS_LAYER"]
     return out
 
 
@@ -126,9 +183,13 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-baseline", action="store_true",
                     help=f"only today's lab (no worktree of {BASELINE})")
+    ap.add_argument("--skip-bindfs", action="store_true",
+                    help="no second lab with the NFS volumes on bindfs")
     a = ap.parse_args()
+    load = os.getloadavg()
     try:
         now = measure_today()
+        bindfs = {} if a.skip_bindfs else measure_bindfs()
         before = {} if a.skip_baseline else measure_baseline()
     except Exception as exc:  # a failed measurement is reported as failed, never as figures
         print(f"FAILED: {exc}")
@@ -145,6 +206,15 @@ def main() -> int:
                                                f"{'-':>9} {'-':>7}"))
     print(f"NFS / DAS throughput: today {now['nfs'] / now['das']:.2f}"
           + (f", before {before['nfs'] / before['das']:.2f}" if before.get("das") else ""))
+    print(f"\nNFS client layers ({RECORDS:,} x 1 KB, RF {RF}; each with the DAS run of its own lab):")
+    print(f"{'layer':<52} {'DAS MB/s':>9} {'NFS MB/s':>9} {'NFS/DAS':>8} {'FUSE CPU ms/MiB':>16}")
+    for d, sfx in ((now, ""), (bindfs, "")):
+        if not d:
+            continue
+        print(f"{d['layer' + sfx]:<52} {d['das' + sfx]:9.1f} {d['nfs' + sfx]:9.1f} "
+              f"{d['nfs' + sfx] / d['das' + sfx]:8.2f} {d['cpu' + sfx]:16.3f}")
+    print(f"machine load (1/5/15 min) at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} CPUs")
     if before.get("fv_c1"):
         slower = max(now["fv_c1"] / before["fv_c1"], now["das_nfs"] / before["das_nfs"])
         print(f"bring-up, slowest ratio today/before: {slower:.2f} (limit 1.25): "

@@ -63,3 +63,17 @@ for pom in lab/kafka/pom.xml lab/kafka/pom-*.xml; do
     echo "$want" > "$libs/.stamp"
   fi
 done
+
+# --- The lab's NFS client layer (tr4947-nfs, Rust, from lab/nfs-client) -----------------
+# Built from source with the locked dependencies from crates.io into the cache; stamped by
+# a hash of the crate's files, so a warm setup skips it.
+crate=lab/nfs-client
+nfs_target="$cache/nfs-client"
+want=$(cd "$crate" && find Cargo.toml Cargo.lock src -type f | sort | xargs cat | sha256sum | cut -c1-16)
+if [ "$(cat "$nfs_target/.stamp" 2>/dev/null)" != "$want" ] || [ ! -x "$nfs_target/release/tr4947-nfs" ]; then
+  [ -x "$HOME/.cargo/bin/cargo" ] && PATH="$HOME/.cargo/bin:$PATH"     # rustup's place
+  command -v cargo >/dev/null || { echo "[setup] cargo not found: install Rust (rustup, or Debian's cargo if it is 1.85 or newer)" >&2; exit 1; }
+  say "building the lab's NFS client layer (tr4947-nfs) with cargo into $nfs_target"
+  cargo build --release --locked -q --manifest-path "$crate/Cargo.toml" --target-dir "$nfs_target"
+  echo "$want" > "$nfs_target/.stamp"
+fi

@@ -5,7 +5,7 @@
 : "${INTERVAL:=1}"; export INTERVAL
 broker=$(pgrep -f 'kafka\.Kafka' | head -n 1)
 [ -n "$broker" ] || { echo "no Kafka broker running on $(hostname)" >&2; exit 1; }
-fuse=$(pgrep -x bindfs | tr '\n' ' ')
+fuse=$(pgrep -x tr4947-nfs | tr '\n' ' ')
 nohup bash -c '
   hz=$(getconf CLK_TCK)
   ticks() { local t=0 p f; for p in "$@"; do

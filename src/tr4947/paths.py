@@ -63,3 +63,19 @@ def kafka_libs(version: str | None = None) -> Path:
         raise FileNotFoundError(
             f"Kafka jars not found in {libs}: run `make setup` (scripts/setup.sh) first")
     return libs
+
+
+#: The lab's NFS client layer (lab/nfs-client), built by scripts/setup.sh.
+NFS_CLIENT_CRATE = REPO / "lab" / "nfs-client"
+
+
+def nfs_client_binary() -> Path:
+    """The tr4947-nfs binary (the lab's NFS client layer), as scripts/setup.sh builds it
+    into the cache (TR4947_NFS_CLIENT overrides, e.g. for a build of one's own)."""
+    override = os.environ.get("TR4947_NFS_CLIENT")
+    binary = Path(override) if override else CACHE / "nfs-client" / "release" / "tr4947-nfs"
+    if not os.access(binary, os.X_OK):
+        raise FileNotFoundError(
+            f"the lab's NFS client layer {binary} is missing: run `make setup` "
+            "(scripts/setup.sh builds it from lab/nfs-client with cargo)")
+    return binary

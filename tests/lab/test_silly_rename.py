@@ -100,15 +100,16 @@ def test_nfsv3_without_preserve_unlink_broker_1_dies_on_the_silly_renamed_files(
         health = t.run_snippet(SNIP + "FV-5-health-check.sh", CLIENT, read_only=True,
                                env={"BROKERS": b1.kafka_address}, check=True).stdout
         assert health.strip() == f"{b1.kafka_address}:9092 unable to connect"
-        # What is left in the "-delete" directory it failed to remove: the hidden,
-        # silly-renamed files (other "-delete" dirs may still hold plain segments: the
+        # What is left in the "-delete" directory it failed to remove: the silly-renamed
+        # files, named as the Linux client names them (.nfs, 16 hex digits of the file id, 8
+        # of the client's counter; other "-delete" dirs may still hold plain segments: the
         # broker shut down before it got to them).
         failed = set(re.findall(rf"({TOPIC}-\d+\.\w+-delete)", log))
         assert failed, log
         for name in failed:
             left = t.run(["ls", "-A", f"{L.data_dir(c)}/{name}"], b1.name, read_only=True,
                          check=True).stdout.split()
-            assert left and all(f.startswith(".fuse_hidden") for f in left), (name, left)
+            assert left and all(re.fullmatch(r"\.nfs[0-9a-f]{24}", f) for f in left), (name, left)
         # The other brokers are still up.
         for h in L.brokers[c][1:]:
             assert t.kafka_pids(h.name), h.name

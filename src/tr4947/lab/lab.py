@@ -60,9 +60,13 @@ def preflight() -> None:
     problems = []
     if os.geteuid() != 0:
         problems.append("the lab creates network and mount namespaces: run it as root")
-    for tool in ("bindfs", "fusermount3", "ip", "unshare", "nsenter", "tini", "ssh-keygen"):
+    for tool in ("fusermount3", "ip", "unshare", "nsenter", "tini", "ssh-keygen"):
         if not shutil.which(tool):
             problems.append(f"{tool} not found")
+    try:
+        paths.nfs_client_binary()             # the lab's NFS client layer (lab/nfs-client)
+    except FileNotFoundError as exc:
+        problems.append(str(exc))
     if not Path("/usr/sbin/sshd").exists():
         problems.append("/usr/sbin/sshd not found (Debian package openssh-server)")
     if not os.path.exists("/dev/fuse"):
@@ -189,6 +193,21 @@ class Lab:
             raise LabError(f"no lab host {name!r}; hosts: {', '.join(self.specs())}")
         return H.LabHost(spec, self.root, self.net.netns(name))
 
+    def nfs_control(self, host: str, mountpoint: str, op: str = "status",
+                    seconds: float | None = None) -> dict:
+        """A drill hook on a host's NFS mount: ``status``, ``pause`` (for ``seconds``, or
+        until ``resume``) or ``resume`` (tr4947.lab.nfsclient.control, run on the host)."""
+        import json
+        if op not in ("status", "pause", "resume"):
+            raise LabError(f"nfs_control: op {op!r}: status, pause or resume")
+        cmd = f"tr4947-nfsctl {op} {shlex.quote(mountpoint)}"
+        if seconds is not None:
+            cmd += f" {float(seconds)}"
+        r = self.exec(host, cmd, check=False)
+        if r.returncode != 0:
+            raise LabError(f"{host}: {cmd}: {(r.stderr or r.stdout).strip()}")
+        return json.loads(r.stdout)
+
     def exec(self, host: str, command: str, **kw) -> subprocess.CompletedProcess:
         """Run a command inside a running lab host (provisioning; procedures use SSH)."""
         rec = self.running().get(host)
@@ -224,8 +243,7 @@ class Lab:
             out["FSx stand-in (moto)"] = md.version("moto")
         except md.PackageNotFoundError:
             pass
-        layer = getattr(nfsclient, "layer", None)
-        out["NFS client layer"] = layer() if layer else "bindfs (FUSE)"
+        out["NFS client layer"] = nfsclient.layer()
         return out
 
     def credentials(self) -> dict:
@@ -296,14 +314,18 @@ class Lab:
             return None
         known = h.prepare_sshd(self.ssh_key.with_suffix(".pub").read_text())
         py = sys.executable
-        for tool in ("mount", "umount", "df"):
-            h.write(f"/usr/local/sbin/{tool}",
+        env = f"PYTHONPATH={shlex.quote(str(SRC))} " \
+              f"TR4947_NFS_CLIENT={shlex.quote(str(paths.nfs_client_binary()))}"
+        if os.environ.get("TR4947_NFS_LAYER"):            # bench/lab_bench.py's comparison
+            env += f" TR4947_NFS_LAYER={shlex.quote(os.environ['TR4947_NFS_LAYER'])}"
+        for tool, path in (("mount", "mount"), ("umount", "umount"), ("df", "df"),
+                           ("nfsstat", "nfsstat"), ("nfsctl", "tr4947-nfsctl")):
+            h.write(f"/usr/local/sbin/{path}",
                     "#!/bin/sh\n"
                     f"# Lab NFS client ({tool}): NFS sources and mounts -> the storage stand-in\n"
-                    "# over the lab network, as FUSE mounts (tr4947.lab.nfsclient); the rest ->\n"
-                    f"# the system's {tool}.\n"
-                    f"PYTHONPATH={shlex.quote(str(SRC))} exec {py} -m tr4947.lab.nfsclient "
-                    f"{tool} \"$@\"\n", 0o755)
+                    "# over the lab network, as FUSE mounts of the lab's layer, tr4947-nfs\n"
+                    "# (tr4947.lab.nfsclient); the rest -> the system's tool.\n"
+                    f"{env} exec {py} -m tr4947.lab.nfsclient {tool} \"$@\"\n", 0o755)
         inv_host = self.inv.host(h.name)
         node = kafka.Node(inv_host)
         heap = inv_host.get("kafka_controller_heap_opts" if node.is_controller

@@ -1,34 +1,46 @@
-"""The NFS client of a lab host: ``mount``, ``umount`` and ``df`` as the TR runs them.
+"""The NFS client of a lab host: ``mount``, ``umount``, ``df`` and ``nfsstat`` as the TR runs them.
 
-A lab host has no kernel NFS client. These shims (installed as /usr/local/sbin/mount, umount
-and df on every lab host, ahead of the system tools on root's PATH) take the real tools'
-arguments and do an NFS client's part:
+A lab host has no kernel NFS client. These shims (installed as /usr/local/sbin/mount, umount,
+df and nfsstat on every lab host, ahead of the system tools on root's PATH) take the real
+tools' arguments and do an NFS client's part:
 
 * ``mount -t nfs -o vers=4.1 <lif>:/<junction> /demo`` (and ``mount -a`` from /etc/fstab)
   asks the storage stand-in's NFS service on ``<lif>`` (port 2049, over the lab network;
   see tr4947.lab.storage) for the volume; the server decides the version and the semantics
   (POSIX unlink with preserve-unlink on NFSv4.1+, silly rename otherwise), and this client
-  exposes the volume's data at ``/demo`` with bindfs (FUSE): ``-o hard_remove`` for POSIX
-  unlink, default bindfs (renames an unlinked open file to ``.fuse_hidden*``) for silly
-  rename. Mount options are checked as mount.nfs checks them.
+  exposes the volume's data at ``/demo`` with the lab's NFS client layer, tr4947-nfs (a FUSE
+  server built from lab/nfs-client): reads and writes go to the disk through FUSE
+  passthrough, namespace requests through the server, which silly-renames an unlinked open
+  file to ``.nfs<fileid><counter>`` as the Linux client does, or removes it at once with
+  POSIX unlink. It keeps a connection to the NFS service (leases, locks, the volume's size,
+  LIF moves). Mount options are checked as mount.nfs checks them; the userspace option
+  ``x-lab-nopassthrough`` makes the layer serve data itself, so that the drill hooks
+  (pause, ENOSPC) see every write.
 * ``mount`` without arguments lists the host's mounts, showing the lab's NFS mounts as a
   kernel client would (``<lif>:/<junction> on /demo type nfs4 (rw,...,vers=4.1,...)``): an
   emulated view, which the guide labels as such wherever it shows it.
 * ``df`` reports the volume's size and use as the server reports them (NFS FSSTAT).
+* ``nfsstat -m`` / ``nfsstat -c``: each mount's options, and the layer's request counters
+  named after the NFS operations they stand for.
 
 Anything that is not NFS goes to the system tools. The host's own record of its NFS mounts
-is /run/tr4947/nfs-mounts.json (gone with the host, like the kernel's mount table).
+is /run/tr4947/nfs-mounts.json (gone with the host, like the kernel's mount table); each
+mount's layer has a control socket beside it (``status``, ``pause``, ``resume``: the drills'
+hooks, see :func:`control`).
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
 import json
 import math
 import os
 import re
+import select
+import shutil
+import socket
 import subprocess
+import tempfile
 import sys
 import time
 import urllib.error
@@ -36,10 +48,16 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import paths
+from ..atomic import locked_json
 from ..units import df_human
 
-NFS_PORT = 2049
+NFS_PORT = int(os.environ.get("TR4947_NFS_PORT", "2049"))
 REGISTRY = Path(os.environ.get("TR4947_NFS_REGISTRY", "/run/tr4947/nfs-mounts.json"))
+#: The userspace mount option that turns FUSE passthrough off for one mount (drills).
+NO_PASSTHROUGH = "x-lab-nopassthrough"
+#: TR4947_NFS_LAYER=bindfs mounts with bindfs instead: a comparison for bench/lab_bench.py only.
+BINDFS_LAYER = "bindfs (bench comparison)"
 SYSTEM_DIRS = ("/usr/bin", "/bin", "/usr/sbin", "/sbin")
 
 
@@ -218,6 +236,7 @@ class NfsOptions:
     read_only: bool = False
     noauto: bool = False
     raw: list[str] = field(default_factory=list)
+    passthrough: bool = True
 
 
 def _bad_option() -> MountError:
@@ -266,7 +285,7 @@ def parse_nfs_options(options: str, fstype: str = "nfs") -> NfsOptions:
         vers = f"4.{minor}"
     elif vers == "4.0" or (vers and vers.startswith("4.")):
         pass
-    return NfsOptions(vers, nconnect, ro, noauto, raw)
+    return NfsOptions(vers, nconnect, ro, noauto, raw, passthrough=NO_PASSTHROUGH not in raw)
 
 
 # --- the host's record of its NFS mounts -------------------------------------------------------
@@ -283,6 +302,9 @@ class ClientMount:
     client: str = ""
     read_only: bool = False
     time: str = ""
+    pid: int = 0                 # the layer's process (tr4947-nfs)
+    control: str = ""            # its control socket
+    layer: str = ""              # "tr4947-nfs 0.1.0 (FUSE passthrough)" or why not
 
     @property
     def address(self) -> str:
@@ -303,22 +325,22 @@ class ClientMount:
         return "nfs4" if self.vers.startswith("4") else "nfs"
 
 
+def _entries(raw: list[dict]) -> list[ClientMount]:
+    names = {f.name for f in dataclasses.fields(ClientMount)}
+    return [ClientMount(**{k: v for k, v in m.items() if k in names}) for m in raw]
+
+
 def _read() -> list[ClientMount]:
-    if not REGISTRY.exists():
-        return []
-    return [ClientMount(**m) for m in json.loads(REGISTRY.read_text() or "[]")]
+    return _entries(json.loads(REGISTRY.read_text() or "[]")) if REGISTRY.exists() else []
 
 
 @contextlib.contextmanager
 def _locked():
-    REGISTRY.parent.mkdir(parents=True, exist_ok=True)
-    with open(REGISTRY.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        entries = _read()
+    """The registry, locked against the host's other mount/umount, written back whole."""
+    with locked_json(REGISTRY) as raw:
+        entries = _entries(raw)
         yield entries
-        tmp = REGISTRY.with_suffix(".tmp")
-        tmp.write_text(json.dumps([dataclasses.asdict(m) for m in entries], indent=1))
-        os.replace(tmp, REGISTRY)
+        raw[:] = [dataclasses.asdict(m) for m in entries]
 
 
 def _proc_mounts() -> list[tuple[str, str, str]]:
@@ -405,25 +427,88 @@ def mount(source: str, mountpoint, options: str = "", fstype: str = "nfs") -> Cl
             "path": path, "vers": opts.vers, "fstype": fstype, "options": options or "",
             "nconnect": opts.nconnect, "mountpoint": mp, "read_only": opts.read_only})
         vers = granted["vers"]
-        # A kernel NFS mount does not mind a mount point with files in it (it hides them);
-        # libfuse does, unless told.
-        fuse_opts = ["subtype=" + ("nfs4" if vers.startswith("4") else "nfs"), "nonempty"]
-        if granted["semantics"] == "posix-unlink":
-            fuse_opts.append("hard_remove")
-        if opts.read_only:
-            fuse_opts.append("ro")
-        r = subprocess.run(["bindfs", "-o", ",".join(fuse_opts), granted["backing"], mp],
-                           capture_output=True, text=True, timeout=30)
-        if r.returncode != 0:
+        try:
+            started = _start_layer(granted, mp, opts, "nfs4" if vers.startswith("4") else "nfs")
+        except MountError:
             _call(addr, "POST", "/umount", {"id": granted["id"]})
-            raise MountError(f"mount.nfs: {r.stderr.strip() or 'bindfs failed'}", 32)
+            raise
         m = ClientMount(source=granted["source"], mountpoint=mp, options=options or "",
                         fstype=fstype, vers=vers, nconnect=opts.nconnect,
                         semantics=granted["semantics"], server_id=granted["id"],
                         client=granted.get("client") or _host_address(),
-                        read_only=opts.read_only, time=time.strftime("%Y-%m-%dT%H:%M:%S"))
+                        read_only=opts.read_only, time=time.strftime("%Y-%m-%dT%H:%M:%S"),
+                        **started)
         entries[:] = [e for e in entries if e.mountpoint != mp] + [m]
     return m
+
+
+def _layer_dir() -> Path:
+    return REGISTRY.parent / "nfs"
+
+
+def _start_layer(granted: dict, mp: str, opts: NfsOptions, subtype: str) -> dict:
+    """Expose the granted volume at ``mp`` with the lab's NFS client layer; returns the
+    registry fields it adds (pid, control socket, layer)."""
+    if os.environ.get("TR4947_NFS_LAYER") == "bindfs":
+        return _start_bindfs(granted, mp, opts, subtype)
+    try:
+        binary = paths.nfs_client_binary()
+    except FileNotFoundError as exc:
+        raise MountError(f"mount.nfs: {exc}", 32) from None
+    d = _layer_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    control = d / f"{granted['id']}.sock"
+    argv = [str(binary), granted["backing"], mp, "--semantics", granted["semantics"],
+            "--fsname", granted["source"], "--subtype", subtype, "--control", str(control),
+            "--server", f"{granted['source'].rsplit(':', 1)[0].strip('[]')}:{NFS_PORT}",
+            "--mount-id", granted["id"], "--silly-counter", str(REGISTRY.parent / "nfs-sillycounter")]
+    if not opts.passthrough:
+        argv.append("--no-passthrough")
+    if opts.read_only:
+        argv.append("--ro")
+    log = open(d / f"{granted['id']}.log", "ab")
+    try:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                             start_new_session=True, close_fds=True)
+    finally:
+        log.close()
+    line = b""
+    deadline = time.monotonic() + 30
+    while not line.endswith(b"\n") and time.monotonic() < deadline:
+        r, _, _ = select.select([p.stdout], [], [], 0.2)
+        if r:
+            chunk = os.read(p.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            line += chunk
+    p.stdout.close()
+    try:
+        ready = json.loads(line or b"{}")
+    except ValueError:
+        ready = {}
+    if not ready.get("ready"):
+        if p.poll() is None:
+            p.kill()
+        p.wait(5)
+        err = (d / f"{granted['id']}.log").read_text(errors="replace").strip().splitlines()
+        why = next((ln.removeprefix("tr4947-nfs: ") for ln in err if ln.startswith("tr4947-nfs:")),
+                   "the NFS client layer did not start")
+        raise MountError(f"mount.nfs: {why}", 32)
+    return {"pid": p.pid, "control": str(control), "layer": ready["layer"]}
+
+
+def _start_bindfs(granted: dict, mp: str, opts: NfsOptions, subtype: str) -> dict:
+    """The lab's layer before tr4947-nfs, kept for bench/lab_bench.py's comparison only."""
+    fuse_opts = ["subtype=" + subtype, "nonempty"]
+    if granted["semantics"] == "posix-unlink":
+        fuse_opts.append("hard_remove")
+    if opts.read_only:
+        fuse_opts.append("ro")
+    r = subprocess.run(["bindfs", "-o", ",".join(fuse_opts), granted["backing"], mp],
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        raise MountError(f"mount.nfs: {r.stderr.strip() or 'bindfs failed'}", 32)
+    return {"pid": 0, "control": "", "layer": BINDFS_LAYER}
 
 
 def _fusermount(mp: str, lazy: bool = False) -> subprocess.CompletedProcess:
@@ -444,10 +529,27 @@ def umount(mountpoint, lazy: bool = False) -> None:
                 raise MountError(f"umount: {mp}: target is busy.", 32)
             raise MountError(f"umount: {mp}: {r.stderr.strip()}", 32)
         entries[:] = [e for e in entries if e.mountpoint != mp]
+    if not lazy:
+        _wait_gone(mine.pid, 10)        # the layer says goodbye to the server as it ends
     try:
         _call(mine.address, "POST", "/umount", {"id": mine.server_id}, timeout=5)
     except MountError:
         pass                    # the server may be gone; the client's side is done
+
+
+def _wait_gone(pid: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while pid and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:   # our own child (tests)
+                return
+        except ChildProcessError:
+            pass
+        time.sleep(0.05)
 
 
 def mount_all(fstab: Path, types: str | None = None) -> list[ClientMount]:
@@ -547,6 +649,163 @@ def df_table(paths: list | None = None, human: bool = True, show_type: bool = Fa
                  for i in range(len(head) - 1)]
         out.append(" ".join(cells) + " " + r[-1])
     return "\n".join(out) + "\n"
+
+
+# --- the layer's control socket: the drills' hooks ------------------------------------------
+def control(mountpoint, request: dict, timeout: float = 10) -> dict:
+    """Send one request to the control socket of this host's NFS mount at ``mountpoint``
+    (``{"op": "status"}``, ``{"op": "pause", "seconds": 5}``, ``{"op": "resume"}``)."""
+    mp = str(Path(mountpoint).absolute())
+    m = next((m for m in list_mounts() if m.mountpoint == mp), None)
+    if m is None:
+        raise MountError(f"{mp}: not an NFS mount of this host", 32)
+    if not m.control:
+        raise MountError(f"{mp}: mounted with {m.layer or 'a layer'} that has no control socket", 32)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(m.control)
+        s.sendall((json.dumps(request) + "\n").encode())
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    answer = json.loads(buf or b"{}")
+    if not answer.get("ok"):
+        raise MountError(f"{mp}: {answer.get('error', 'no answer from the NFS client layer')}", 32)
+    return answer
+
+
+def status(mountpoint) -> dict:
+    """The mount's layer, semantics, gate, connection and counters."""
+    return control(mountpoint, {"op": "status"})
+
+
+def pause(mountpoint, seconds: float | None = None) -> None:
+    """Block every request of the mount (as a hard mount blocks while its server is away),
+    for ``seconds`` or until :func:`resume`. Data moved by FUSE passthrough is not blocked:
+    mount with ``-o x-lab-nopassthrough`` for a drill that must stop writes."""
+    control(mountpoint, {"op": "pause", **({} if seconds is None else {"seconds": seconds})})
+
+
+def resume(mountpoint) -> None:
+    control(mountpoint, {"op": "resume"})
+
+
+_LAYER: str | None = None
+
+
+def layer() -> str:
+    """Which NFS client layer the lab runs on this machine, for a run's provenance: e.g.
+    ``tr4947-nfs 0.1.0 (FUSE passthrough)`` or ``tr4947-nfs 0.1.0 (no passthrough: <why>)``.
+    Found by mounting a scratch directory with the layer (next to the lab's state, on the
+    file system its volumes use) and asking it."""
+    global _LAYER
+    if _LAYER is not None:
+        return _LAYER
+    try:
+        binary = paths.nfs_client_binary()
+    except FileNotFoundError as exc:
+        return f"tr4947-nfs missing ({exc})"
+    if os.geteuid() != 0:
+        return "tr4947-nfs (not probed: mounting needs root)"
+    base = paths.LAB_STATE.parent if paths.LAB_STATE.parent.is_dir() else None
+    tmp = Path(tempfile.mkdtemp(prefix="tr4947-nfs-probe-", dir=base))
+    try:
+        (tmp / "backing").mkdir()
+        (tmp / "mnt").mkdir()
+        p = subprocess.Popen([str(binary), str(tmp / "backing"), str(tmp / "mnt"),
+                              "--semantics", "posix-unlink", "--threads", "1"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        try:
+            line = p.stdout.readline()
+            ready = json.loads(line or b"{}")
+        finally:
+            subprocess.run(["fusermount3", "-u", str(tmp / "mnt")], capture_output=True)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        if not ready.get("ready"):
+            return f"tr4947-nfs (did not start: {p.stderr.read().decode(errors='replace').strip()})"
+        _LAYER = ready["layer"]
+        return _LAYER
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- nfsstat ------------------------------------------------------------------------------------
+# The layer counts FUSE requests; nfsstat shows them under the NFS operation each stands for
+# (open/close/lock exist in NFSv4 only; in NFSv3, locks go to NLM and opens to no RPC).
+NFS3_OPS = ["null", "getattr", "setattr", "lookup", "access", "readlink", "read", "write",
+            "create", "mkdir", "symlink", "mknod", "remove", "rmdir", "rename", "link",
+            "readdir", "readdirplus", "fsstat", "fsinfo", "pathconf", "commit"]
+NFS4_OPS = ["null", "read", "write", "commit", "open", "close", "setattr", "renew", "lock",
+            "lockt", "locku", "access", "getattr", "lookup", "remove", "rename", "link",
+            "symlink", "create", "statfs", "readlink", "readdir"]
+_FUSE_TO_NFS = {"lookup": "lookup", "getattr": "getattr", "setattr": "setattr",
+                "readlink": "readlink", "read": "read", "write": "write", "create": "create",
+                "mkdir": "mkdir", "symlink": "symlink", "mknod": "mknod", "unlink": "remove",
+                "rmdir": "rmdir", "rename": "rename", "link": "link", "readdir": "readdir",
+                "statfs": "fsstat", "access": "access", "fsync": "commit", "open": "open",
+                "release": "close", "setlk": "lock", "getlk": "lockt"}
+
+
+def _nfs_counts(st: dict, v4: bool) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for fuse_op, n in st.get("ops", {}).items():
+        name = _FUSE_TO_NFS.get(fuse_op)
+        if name == "fsstat" and v4:
+            name = "statfs"
+        if name:
+            out[name] = out.get(name, 0) + int(n)
+    return out
+
+
+def _table(names: list[str], counts: dict[str, int]) -> str:
+    total = sum(counts.get(n, 0) for n in names) or 1
+    lines = []
+    for i in range(0, len(names), 5):
+        row = names[i:i + 5]
+        lines.append("".join(f"{n:<17}" for n in row).rstrip())
+        lines.append("".join(f"{counts.get(n, 0):<10}{round(100 * counts.get(n, 0) / total):>3}%    "
+                             for n in row).rstrip())
+    return "\n".join(lines)
+
+
+def nfsstat(argv: list[str]) -> str:
+    """``nfsstat -m`` (each mount and its options) or ``nfsstat -c`` (client counters)."""
+    mounts = list_mounts()
+    if "-m" in argv or "--mounts" in argv:
+        out = []
+        for m in mounts:
+            out.append(f"{m.mountpoint} from {m.source}\n Flags:\t{m.proc_options()}\n"
+                       f" Layer:\t{m.layer} ({m.semantics})\n")
+        return "\n".join(out)
+    calls = retrans = 0
+    by_vers: dict[str, dict[str, int]] = {}
+    for m in mounts:
+        try:
+            st = status(m.mountpoint)
+        except (MountError, OSError, ValueError):
+            continue
+        v = "4" if m.vers.startswith("4") else "3"
+        counts = _nfs_counts(st, v == "4")
+        if v == "4":
+            counts["renew"] = counts.get("renew", 0)
+        agg = by_vers.setdefault(v, {})
+        for k, n in counts.items():
+            agg[k] = agg.get(k, 0) + n
+        calls += sum(counts.values())
+        retrans += int(st.get("server", {}).get("retrans", 0))
+    out = ["Client rpc stats:", f"{'calls':<11}{'retrans':<11}authrefrsh",
+           f"{calls:<11}{retrans:<11}{calls}", ""]
+    for v in sorted(by_vers):
+        out += [f"Client nfs v{v}:", _table(NFS3_OPS if v == "3" else NFS4_OPS, by_vers[v]), ""]
+    return "\n".join(out)
 
 
 # --- command line (the shims) ----------------------------------------------------------------------
@@ -684,15 +943,47 @@ def _cli_df(argv: list[str]) -> int:
     return rc
 
 
+def _cli_nfsstat(argv: list[str]) -> int:
+    known = {"-m", "--mounts", "-c", "--client"}
+    bad = [a for a in argv if a not in known]
+    if bad:
+        print(f"nfsstat: the lab's nfsstat knows -m and -c only, not {' '.join(bad)}",
+              file=sys.stderr)
+        return 2
+    sys.stdout.write(nfsstat(argv))
+    return 0
+
+
+def _cli_nfsctl(argv: list[str]) -> int:
+    """``nfsctl status|pause|resume MOUNTPOINT [SECONDS]``: the drills' hooks, JSON out."""
+    if len(argv) < 2 or argv[0] not in ("status", "pause", "resume"):
+        print("usage: nfsctl status|pause|resume MOUNTPOINT [SECONDS]", file=sys.stderr)
+        return 2
+    op, mp = argv[0], argv[1]
+    req: dict = {"op": op}
+    if op == "pause" and len(argv) > 2:
+        try:
+            req["seconds"] = float(argv[2])
+        except ValueError:
+            print(f"nfsctl: SECONDS must be a number, not {argv[2]!r}", file=sys.stderr)
+            return 2
+    print(json.dumps(control(mp, req)))
+    return 0
+
+
+TOOLS = {"mount": _cli_mount, "umount": _cli_umount, "df": _cli_df, "nfsstat": _cli_nfsstat,
+         "nfsctl": _cli_nfsctl}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("mount", "umount", "df"):
-        print("usage: python -m tr4947.lab.nfsclient mount|umount|df [arguments]",
+    if not argv or argv[0] not in TOOLS:
+        print(f"usage: python -m tr4947.lab.nfsclient {'|'.join(TOOLS)} [arguments]",
               file=sys.stderr)
         return 1
     tool, rest = argv[0], argv[1:]
     try:
-        return {"mount": _cli_mount, "umount": _cli_umount, "df": _cli_df}[tool](rest)
+        return TOOLS[tool](rest)
     except MountError as exc:
         print(str(exc), file=sys.stderr)
         return exc.code

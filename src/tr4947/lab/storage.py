@@ -12,15 +12,17 @@ the NFS port), what an NFS server and client would settle between them:
   a version the SVM has disabled fails as mount.nfs does;
 * semantics: ``posix-unlink`` only for NFSv4.1+ on a volume with
   ``-is-preserve-unlink-enabled true``; otherwise ``silly-rename`` - what NFS silly rename
-  does to Kafka (the client then mounts with default bindfs, which renames an unlinked open
-  file to ``.fuse_hidden*`` until it is closed, so removing its directory fails with
-  ENOTEMPTY; with ``posix-unlink`` it mounts with ``-o hard_remove``).
+  does to Kafka (the client's layer, tr4947-nfs, then renames an unlinked open file to
+  ``.nfs<fileid><counter>`` until it is closed, as the Linux client does, so removing its
+  directory fails with ENOTEMPTY; with ``posix-unlink`` the name goes at once).
 
-The answer names the volume's backing directory, which the client then exposes with bindfs
-(FUSE): the data path is a local directory, only the control path crosses the network. The
-service records every mount it granted (``<root>/mounts.json``: client address, server
-address, version, nconnect), which ONTAP's ``network connections active show`` lists, and
-answers ``statfs`` (size, used, available) for ``df``.
+The answer names the volume's backing directory, which the client then exposes with its
+FUSE layer (tr4947-nfs, lab/nfs-client): the data path is a local directory, the control
+path crosses the network. The service records every mount it granted
+(``<root>/mounts.json``: client address, server address, version, nconnect), which ONTAP's
+``network connections active show`` lists, answers ``statfs`` (size, used, available) for
+``df``, and keeps each client's session (``GET /session``: leases, locks, space, dropped
+when the LIF moves; see nfs4state.py).
 
     python -m tr4947.lab.storage --listen 0.0.0.0:2049 --state-root DIR
 """
@@ -29,10 +31,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import fcntl
 import json
 import logging
-import os
 import re
 import sys
 import time
@@ -43,6 +43,8 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from .. import paths
+from ..atomic import locked_json
+from .nfs4state import NfsState
 from .ontap import service, space, state
 
 log = logging.getLogger("tr4947.lab.storage")
@@ -147,26 +149,23 @@ def _registry(root: Path | None) -> Path:
     return (Path(root) if root else paths.LAB_STATE) / "mounts.json"
 
 
+def _entries(raw: list[dict]) -> list[Mount]:
+    fields = {f.name for f in dataclasses.fields(Mount)}
+    return [Mount(**{k: v for k, v in m.items() if k in fields}) for m in raw]
+
+
 def _read(root: Path | None) -> list[Mount]:
     f = _registry(root)
-    if not f.exists():
-        return []
-    fields = {f.name for f in dataclasses.fields(Mount)}
-    return [Mount(**{k: v for k, v in m.items() if k in fields})
-            for m in json.loads(f.read_text() or "[]")]
+    return _entries(json.loads(f.read_text() or "[]")) if f.exists() else []
 
 
 @contextlib.contextmanager
 def _locked(root: Path | None):
-    f = _registry(root)
-    f.parent.mkdir(parents=True, exist_ok=True)
-    with open(f.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        entries = _read(root)
+    """The grants, locked against the service's other requests, written back whole."""
+    with locked_json(_registry(root)) as raw:
+        entries = _entries(raw)
         yield entries
-        tmp = f.with_suffix(".tmp")
-        tmp.write_text(json.dumps([dataclasses.asdict(m) for m in entries], indent=1))
-        os.replace(tmp, f)
+        raw[:] = [dataclasses.asdict(m) for m in entries]
 
 
 def list_mounts(root: Path | None = None) -> list[Mount]:
@@ -221,7 +220,9 @@ def statfs(root: Path, mount_id: str) -> dict:
 # --- the service ------------------------------------------------------------------------------------
 class _Handler(BaseHTTPRequestHandler):
     server_version = "tr4947-lab-nfs"
+    protocol_version = "HTTP/1.1"
     root: Path
+    nfs: NfsState
 
     def log_message(self, fmt, *args):            # one line per request, to the log
         log.info("%s %s", self.client_address[0], fmt % args)
@@ -231,8 +232,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(data)
+        self.close_connection = True
 
     def _lif(self) -> str:
         return self.connection.getsockname()[0]
@@ -258,9 +261,28 @@ class _Handler(BaseHTTPRequestHandler):
         except (KeyError, ValueError, TypeError) as exc:
             self._reply(400, {"error": f"bad request: {exc}"})
 
+    def _session(self) -> None:
+        """A client's NFS connection: the HTTP request is upgraded to line JSON."""
+        lif = self._lif()
+        if self.headers.get("Upgrade") != "tr4947-nfs":
+            return self._reply(400, {"error": "a session needs Upgrade: tr4947-nfs"})
+        if not self.nfs.session_allowed(lif):       # the LIF is moving
+            self.close_connection = True
+            return
+        self.send_response(101)
+        self.send_header("Upgrade", "tr4947-nfs")
+        self.send_header("Connection", "Upgrade")
+        self.end_headers()
+        self.wfile.flush()
+        self.nfs.serve_session(self.connection, self.rfile, self.wfile, lif,
+                               self.client_address[0], _read(self.root))
+        self.close_connection = True
+
     def do_GET(self):
         url = urlsplit(self.path)
         q = dict(parse_qsl(url.query))
+        if url.path == "/session":
+            return self._session()
         try:
             if url.path == "/statfs":
                 self._reply(200, statfs(self.root, q.get("id", "")))
@@ -272,6 +294,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    block_on_close = False          # client sessions last as long as their mounts
     allow_reuse_address = True
 
     def verify_request(self, request, client_address):
@@ -286,11 +309,16 @@ class _Server(ThreadingHTTPServer):
 
 
 def serve(address: str, port: int, root: Path) -> None:
-    handler = type("Handler", (_Handler,), {"root": root})
+    nfs = NfsState(root)
+    handler = type("Handler", (_Handler,), {"root": root, "nfs": nfs})
     httpd = _Server((address, port), handler)
     httpd.root = root
+    nfs.watch_lifs()
     log.info("lab NFS service listening on %s:%s (state %s)", address, port, root)
-    service.serve_forever(httpd)
+    try:
+        service.serve_forever(httpd)
+    finally:
+        nfs.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

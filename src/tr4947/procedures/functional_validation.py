@@ -172,7 +172,7 @@ def leftovers(t, L: Layout, c: str) -> list[str]:
     """'-delete' directories and hidden (silly-renamed) files in broker 1's log dir."""
     d = L.data_dir(c)
     d = q(d)
-    r = t.run(f"ls -d {d}/*-delete {d}/*/.nfs* {d}/*/.fuse_hidden* 2>/dev/null || true",
+    r = t.run(f"ls -d {d}/*-delete {d}/*/.nfs* 2>/dev/null || true",
               L.b1[c].name, read_only=True)
     return r.stdout.split()
 

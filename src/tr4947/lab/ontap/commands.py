@@ -510,6 +510,8 @@ def _resize(c: state.Cluster, vol: state.Volume, rel: tuple[int, str | None], ro
                     f'"{vol.vserver}". Reason: New size is smaller than the used space.')
     old = vol.size
     vol.size = new
+    if vol.autosize_maximum and new > vol.autosize_maximum:
+        vol.autosize_maximum = _round_4k(int(new * 1.2))
     if new > old:
         _check_space(c, vol, root, creating=False)
 
@@ -602,6 +604,73 @@ def volume_size(ctx, a):
             return f'vol size: Volume "{vol.key}" has size {units.format_size(vol.size, True)}.'
         _resize(c, vol, a["new-size"], ctx.root)
         return f'vol size: Volume "{vol.key}" size set to {units.format_size(vol.size, True)}.'
+
+
+# ONTAP: `volume autosize -vserver V -volume vol [-maximum-size S] [-minimum-size S]
+# [-grow-threshold-percent N] [-shrink-threshold-percent N] [-mode {off|grow|grow_shrink}]
+# [-reset true]`; with only the volume named it shows the settings. The maximum defaults to
+# 120% of the volume size; the grow threshold's default depends on the volume size (85% to
+# 98%). How the lab applies it (tr4947.lab.nfs4state.apply_autosize): when the used space
+# passes the threshold, the volume grows toward the maximum, as ONTAP's "grow on use" does.
+# The display text is modelled on ONTAP's.
+def autosize_defaults(vol: state.Volume) -> tuple[int, int]:
+    """(maximum bytes, grow threshold %) in effect."""
+    maximum = vol.autosize_maximum or _round_4k(int(vol.size * 1.2))
+    thr = vol.autosize_grow_threshold or (85 if vol.size < 20 * TiB // 1024
+                                          else 92 if vol.size < TiB else 98)
+    return maximum, thr
+
+
+@command("volume autosize", VOL_ONE + [
+    P("maximum-size", "size", help="Maximum Autosize"),
+    P("minimum-size", "size", help="Minimum Autosize"),
+    P("grow-threshold-percent", "int", help="Autosize Grow Threshold Percentage"),
+    P("shrink-threshold-percent", "int", help="Autosize Shrink Threshold Percentage"),
+    P("mode", "enum", choices=("off", "grow", "grow_shrink"), help="Autosize Mode"),
+    P("reset", "bool", help="Autosize Reset")],
+    help="Set/Display the autosize settings of the flexible volume.")
+def volume_autosize(ctx, a):
+    with state.transaction(ctx.root) as c:
+        vs = _vserver(c, a.get("vserver"))
+        vol = _volume(c, vs.name, a["volume"])
+        changes = set(a) - {"vserver", "volume"}
+        if not changes:
+            maximum, thr = autosize_defaults(vol)
+            if vol.autosize_mode == "off":
+                return f'Volume autosize is currently OFF for volume "{vol.key}".'
+            return (f'Volume autosize is currently ON for volume "{vol.key}".\n'
+                    f"The volume is set to grow to a maximum of "
+                    f"{units.format_size(maximum, True)} when the volume-used space is above "
+                    f"{thr}%.\n"
+                    f"Volume autosize for volume '{vol.key}' is currently in mode "
+                    f"{vol.autosize_mode}.")
+        if a.get("reset"):
+            vol.autosize_mode, vol.autosize_maximum, vol.autosize_minimum = "off", 0, 0
+            vol.autosize_grow_threshold, vol.autosize_shrink_threshold = 0, 50
+        for k in ("grow-threshold-percent", "shrink-threshold-percent"):
+            if k in a and not 1 <= a[k] <= 100:
+                raise _fail(f'The value for "-{k}" must be between 1 and 100.')
+        grow = a.get("grow-threshold-percent", vol.autosize_grow_threshold)
+        shrink = a.get("shrink-threshold-percent", vol.autosize_shrink_threshold)
+        if grow and grow <= shrink:
+            raise _fail("The grow threshold must be greater than the shrink threshold.")
+        if "maximum-size" in a:
+            if a["maximum-size"] < vol.size:
+                raise _fail(f'Unable to set volume attribute "max-autosize" for volume '
+                            f'"{vol.name}" on Vserver "{vol.vserver}". Reason: Maximum autosize '
+                            "cannot be less than the current volume size.")
+            problem = _size_problem(vol, _round_4k(a["maximum-size"]))
+            if problem:
+                raise _fail(problem)
+            vol.autosize_maximum = _round_4k(a["maximum-size"])
+        if "minimum-size" in a:
+            vol.autosize_minimum = _round_4k(a["minimum-size"])
+        if "mode" in a:
+            if a["mode"] != "off" and not vol.autosize_maximum:
+                vol.autosize_maximum = _round_4k(int(vol.size * 1.2))
+            vol.autosize_mode = a["mode"]
+        vol.autosize_grow_threshold, vol.autosize_shrink_threshold = grow, shrink
+        return ""
 
 
 def _set_state(ctx, a, new_state: str) -> str:
@@ -1096,7 +1165,9 @@ NFS_FIELDS = [("access", "General NFS Access", "nfs_access", "bool"),
               ("v3", "NFS v3", "nfs_v3", "ed"), ("v4.0", "NFS v4.0", "nfs_v40", "ed"),
               ("v4.1", "NFS v4.1", "nfs_v41", "ed"),
               ("v4.1-pnfs", "NFSv4.1 Parallel NFS Support", "nfs_v41_pnfs", "ed"),
-              ("tcp-max-xfer-size", "TCP Maximum Transfer Size (bytes)", "tcp_max_xfer_size", "int")]
+              ("tcp-max-xfer-size", "TCP Maximum Transfer Size (bytes)", "tcp_max_xfer_size", "int"),
+              ("v4-lease-seconds", "NFSv4 Lease Timeout Value (in secs)", "nfs_v4_lease_seconds", "int"),
+              ("v4-grace-seconds", "NFSv4 Grace Timeout Value (in secs)", "nfs_v4_grace_seconds", "int")]
 
 
 @command("vserver nfs show", [P("vserver", "query", positional=True, help="Vserver"),
@@ -1113,7 +1184,8 @@ def nfs_show(ctx, a):
         return _bool(x) if kind == "bool" else _ed(x) if kind == "ed" else str(x)
     reg = {"vserver": ("Vserver", lambda v: v.name, "admin")}
     for f, label, attr, kind in NFS_FIELDS:
-        priv = "advanced" if f == "tcp-max-xfer-size" else "admin"
+        priv = "advanced" if f in ("tcp-max-xfer-size", "v4-lease-seconds",
+                                   "v4-grace-seconds") else "admin"
         reg[f] = (label, lambda v, attr=attr, kind=kind: val(v, attr, kind), priv)
 
     def default(rows):
@@ -1142,11 +1214,25 @@ def nfs_show(ctx, a):
                                 P("tcp", "enum", choices=("enabled", "disabled"), help="TCP Protocol"),
                                 P("v4-id-domain", help="NFSv4 ID Mapping Domain"),
                                 P("tcp-max-xfer-size", "int", privilege="advanced",
-                                  help="TCP Maximum Transfer Size (bytes)")],
+                                  help="TCP Maximum Transfer Size (bytes)"),
+                                P("v4-lease-seconds", "int", privilege="advanced",
+                                  help="NFSv4 Lease Timeout Value (in secs)"),
+                                P("v4-grace-seconds", "int", privilege="advanced",
+                                  help="NFSv4 Grace Timeout Value (in secs)")],
          help="Modify the NFS configuration of a Vserver")
 def nfs_modify(ctx, a):
     with state.transaction(ctx.root) as c:
         vs = _vserver(c, a["vserver"])
+        # ONTAP: the lease defaults to 30 s, is at least 10 s and at most the grace period
+        # (45 s by default). The wording of the refusals is modelled.
+        lease = a.get("v4-lease-seconds", vs.nfs_v4_lease_seconds)
+        grace = a.get("v4-grace-seconds", vs.nfs_v4_grace_seconds)
+        if "v4-lease-seconds" in a and lease < 10:
+            raise _fail('The value for "-v4-lease-seconds" must be at least 10 seconds.')
+        if lease > grace:
+            raise _fail(f'The NFSv4 lease timeout ({lease} seconds) cannot be greater than the '
+                        f'NFSv4 grace timeout ({grace} seconds).')
+        vs.nfs_v4_lease_seconds, vs.nfs_v4_grace_seconds = lease, grace
         if "tcp-max-xfer-size" in a:
             n = a["tcp-max-xfer-size"]
             if n < 8192 or n > 1048576 or n % 4096:
@@ -1210,11 +1296,11 @@ def lif_show(ctx, a):
            "netmask-length": ("Bits in the Netmask", lambda l: str(l.netmask_length), "admin"),
            "home-node": ("Home Node", node, "admin"),
            "home-port": ("Home Port", lambda l: l.port, "admin"),
-           "curr-node": ("Current Node", node, "admin"),
-           "curr-port": ("Current Port", lambda l: l.port, "admin"),
+           "curr-node": ("Current Node", lambda l: l.curr_node or node(l), "admin"),
+           "curr-port": ("Current Port", lambda l: l.curr_port or l.port, "admin"),
            "status-oper": ("Operational Status", lambda l: "up", "admin"),
            "status-admin": ("Administrative Status", lambda l: "up", "admin"),
-           "is-home": ("Is Home", lambda l: "true", "admin")}
+           "is-home": ("Is Home", lambda l: _bool(_is_home(l)), "admin")}
 
     def default(rows):
         cols = [Col("Vserver", 11), Col("Logical\nInterface", 10), Col("Status\nAdmin/Oper", 10),
@@ -1227,13 +1313,63 @@ def lif_show(ctx, a):
             last = l.vserver
             if vs:
                 body.append([vs, "", "", "", "", "", ""])
-            body.append(["", l.name, "up/up", f"{l.address}/{l.netmask_length}", node(l),
-                         l.port, "true"])
+            body.append(["", l.name, "up/up", f"{l.address}/{l.netmask_length}",
+                         l.curr_node or node(l), l.curr_port or l.port, _bool(_is_home(l))])
         text = render.table(cols, body, footer=False)
         # vserver header rows carry only the name
         out = [ln.rstrip() for ln in text.splitlines()]
         return "\n".join(out) + render.entries(len(rows))
     return _show(lifs, a, ctx, reg, ["vserver", "lif"], default)
+
+
+def _is_home(lif: state.Lif) -> bool:
+    return (not lif.curr_node or lif.curr_node == lif.node) and \
+        (not lif.curr_port or lif.curr_port == lif.port)
+
+
+def _lif(c: state.Cluster, vserver: str, name: str) -> state.Lif:
+    if vserver not in c.vservers:
+        raise CliError(f'Error: Vserver "{vserver}" does not exist.')
+    for lif in c.lifs.values():
+        if lif.vserver == vserver and lif.name == name:
+            return lif
+    raise CliError("Error: There are no entries matching your query.")
+
+
+# ONTAP: `network interface migrate -vserver V -lif L -destination-node N
+# [-destination-port P]` moves a LIF to a port of another node; `network interface revert`
+# sends it back to its home node and port. Both print nothing when they succeed. The lab's
+# NFS service drops the NFS connections on the LIF's address when it moves, and clients
+# reconnect to the same address (see tr4947.lab.nfs4state). Refusal wording is modelled.
+@command("network interface migrate", [
+    P("vserver", "name", required=True, name_kind="vserver", help="Vserver Name"),
+    P("lif", "name", required=True, name_kind="lif", help="Logical Interface Name"),
+    P("destination-node", "text", required=True, help="Destination Node",
+      placeholder="<nodename>"),
+    P("destination-port", "text", help="Destination Port", placeholder="{<netport>|<ifgrp>}"),
+    P("force", "bool", privilege="advanced", help="Force Migrate Data LIF Flag")],
+    help="Migrate a logical interface to a different port")
+def lif_migrate(ctx, a):
+    with state.transaction(ctx.root) as c:
+        lif = _lif(c, a["vserver"], a["lif"])
+        node = a["destination-node"]
+        if node not in c.nodes:
+            raise _fail(f'Node "{node}" does not exist in the cluster.')
+        lif.curr_node = node
+        lif.curr_port = a.get("destination-port", lif.curr_port or lif.port)
+        return ""
+
+
+@command("network interface revert", [
+    P("vserver", "name", required=True, positional=True, name_kind="vserver", help="Vserver Name"),
+    P("lif", "name", required=True, positional=True, name_kind="lif",
+      help="Logical Interface Name")],
+    help="Revert a logical interface to its home port")
+def lif_revert(ctx, a):
+    with state.transaction(ctx.root) as c:
+        lif = _lif(c, a["vserver"], a["lif"])
+        lif.curr_node = lif.curr_port = ""
+        return ""
 
 
 def _connections(ctx, c: state.Cluster) -> list[dict]:

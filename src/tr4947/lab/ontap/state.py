@@ -4,8 +4,10 @@ This is the contract between the stand-in's clustershell/REST front ends (which 
 and lab storage (which reads it to decide how a mount behaves). Every volume owns a backing
 directory under the lab state dir; its attributes decide mount semantics:
 
-* ``is_preserve_unlink_enabled`` + an NFSv4.1 mount -> POSIX unlink (bindfs ``hard_remove``)
-* anything else (NFSv3, or the attribute off)     -> silly-rename semantics (default bindfs)
+* ``is_preserve_unlink_enabled`` + an NFSv4.1 mount -> POSIX unlink
+* anything else (NFSv3, or the attribute off)     -> silly rename (``.nfs<fileid><counter>``)
+
+(carried out by the clients' NFS layer, tr4947-nfs: see lab/nfs-client)
 
 Writers hold an exclusive ``flock`` for the whole read-modify-write, so the SSH server, the
 REST server and the CLI can share one state file safely.
@@ -64,6 +66,12 @@ class Volume:
     logical_used: int | None = None
     physical_used: int | None = None
     efficiency_measured_at: str = ""
+    # `volume autosize` (ONTAP's defaults: off; maximum 120% of the size when enabled).
+    autosize_mode: str = "off"                 # off | grow | grow_shrink
+    autosize_maximum: int = 0                  # bytes (0: 120% of the size)
+    autosize_minimum: int = 0
+    autosize_grow_threshold: int = 0           # percent (0: ONTAP's size-dependent default)
+    autosize_shrink_threshold: int = 50
 
     @property
     def key(self) -> str:
@@ -80,6 +88,10 @@ class Lif:
     node: str = ""                             # home node (network interface show)
     port: str = "e0d"                          # home port (cosmetic)
     netmask_length: int = 8                    # loopback /8
+    # Where it is now (`network interface migrate`/`revert`); "" means at home. The lab's
+    # NFS service drops the connections on the LIF's address when it moves.
+    curr_node: str = ""
+    curr_port: str = ""
 
 
 @dataclass
@@ -99,6 +111,10 @@ class Vserver:
     root_aggregate: str = ""
     language: str = "C.UTF-8"
     comment: str = ""
+    # NFSv4 state (ONTAP's defaults): a client's locks outlive it by at most the lease; after
+    # a server restart, clients have the grace period to reclaim them.
+    nfs_v4_lease_seconds: int = 30
+    nfs_v4_grace_seconds: int = 45
 
 
 @dataclass
@@ -213,7 +229,7 @@ def volumes_dir(root: Path | None = None) -> Path:
 
 
 def backing_dir(vol: Volume, root: Path | None = None) -> Path:
-    """The directory that holds a volume's data (what bindfs exposes at a mount):
+    """The directory that holds a volume's data (what a lab NFS mount exposes):
     ``<root>/volumes/<vserver>/<volume>``.
 
     Both names must be valid ONTAP names, and the path, resolved through any symlink, must

@@ -1,0 +1,1153 @@
+//! The file system a lab NFS mount shows: a backing directory (the volume's data on the
+//! storage side), with every namespace request answered here and, where the kernel allows
+//! it, reads and writes handed to the backing file in the kernel (FUSE passthrough).
+//!
+//! Inodes are held as O_PATH descriptors of the backing objects (as libfuse's passthrough_ll
+//! does), so renames and unlinks elsewhere never leave a stale path behind. An inode's number
+//! is the backing file's (the NFS file id a client sees), except that the backing root is 1,
+//! FUSE's root.
+//!
+//! Unlink of a file that is open through this mount:
+//! * `silly-rename` (NFSv3, NFSv4.0, or a volume without preserve-unlink): renamed to
+//!   `.nfs<fileid><counter>` in its directory and removed when its last handle closes, as the
+//!   Linux NFS client does; a rename over an open file does the same to the file replaced.
+//! * `posix-unlink` (NFSv4.1+ on a volume with preserve-unlink): removed at once; handles
+//!   already open keep reading and writing the data.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{CString, OsStr, OsString};
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use fuser::{
+    AccessFlags, BackingId, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags,
+    Generation, INodeNo, InitFlags, KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr,
+    ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyLock, ReplyLseek,
+    ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
+};
+use serde_json::json;
+
+use crate::gate::Gate;
+use crate::names::{self, Counter};
+use crate::server::{CallError, Server};
+use crate::stats::{Op, Stats};
+
+const TTL: Duration = Duration::from_secs(1);
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Semantics {
+    SillyRename,
+    PosixUnlink,
+}
+
+impl Semantics {
+    pub fn parse(s: &str) -> Option<Semantics> {
+        match s {
+            "silly-rename" => Some(Semantics::SillyRename),
+            "posix-unlink" => Some(Semantics::PosixUnlink),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Semantics::SillyRename => "silly-rename",
+            Semantics::PosixUnlink => "posix-unlink",
+        }
+    }
+}
+
+/// How the mount moves data: through passthrough, or served by this process (and why).
+pub struct Mode {
+    pub passthrough: bool,
+    pub reason: String, // why not, when not
+}
+
+/// What the control socket sees of a mount.
+pub struct Shared {
+    pub stats: Stats,
+    pub gate: Arc<Gate>,
+    pub server: Option<Arc<Server>>,
+    pub semantics: Semantics,
+    pub mode: Mutex<Mode>,
+    passthrough: AtomicBool,
+    space: Mutex<Space>,
+    pub locks_held: Mutex<HashSet<(u64, u64)>>, // (file id, lock owner) with a lock on the server
+}
+
+impl Shared {
+    pub fn new(semantics: Semantics, gate: Arc<Gate>, server: Option<Arc<Server>>, mode: Mode) -> Shared {
+        Shared {
+            stats: Stats::default(),
+            gate,
+            server,
+            semantics,
+            passthrough: AtomicBool::new(mode.passthrough),
+            mode: Mutex::new(mode),
+            space: Mutex::new(Space::default()),
+            locks_held: Mutex::new(HashSet::new()),
+        }
+    }
+
+    pub fn set_mode(&self, passthrough: bool, reason: &str) {
+        self.passthrough.store(passthrough, Relaxed);
+        let mut m = self.mode.lock().unwrap();
+        m.passthrough = passthrough;
+        m.reason = reason.to_string();
+    }
+
+    pub fn passthrough(&self) -> bool {
+        self.passthrough.load(Relaxed)
+    }
+
+    /// The volume's (size, used) as the storage stand-in accounts it, fetched now.
+    pub fn space_now(&self) -> Option<(u64, u64)> {
+        let mut sp = self.space.lock().unwrap();
+        self.refresh(&mut sp).then_some((sp.size, sp.used))
+    }
+
+    /// The last accounting seen (size, used, bytes written since), without asking.
+    pub fn space_seen(&self) -> Option<(u64, u64, u64)> {
+        let sp = self.space.lock().unwrap();
+        sp.at.map(|_| (sp.size, sp.used, sp.delta))
+    }
+
+    fn refresh(&self, sp: &mut Space) -> bool {
+        let Some(srv) = &self.server else { return false };
+        match srv.call(json!({"op": "space"})) {
+            Ok(v) => {
+                sp.size = v["size"].as_u64().unwrap_or(u64::MAX);
+                sp.used = v["used"].as_u64().unwrap_or(0);
+                sp.at = Some(Instant::now());
+                sp.delta = 0;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// How many of `want` new bytes the volume still takes (the stand-in's accounting,
+    /// at most 1 s old, plus what this mount wrote since; asked again whenever a write does
+    /// not fit, as the server decides every write on a real mount).
+    fn room(&self, want: u64) -> u64 {
+        if self.server.is_none() {
+            return want;
+        }
+        let mut sp = self.space.lock().unwrap();
+        let stale = |sp: &Space, age: Duration| sp.at.is_none_or(|t| t.elapsed() > age);
+        if stale(&sp, Duration::from_secs(1)) {
+            self.refresh(&mut sp);
+        }
+        let avail = |sp: &Space| sp.size.saturating_sub(sp.used).saturating_sub(sp.delta);
+        if want > avail(&sp) {
+            self.refresh(&mut sp);
+        }
+        want.min(avail(&sp))
+    }
+
+    fn wrote(&self, grew: u64) {
+        if grew > 0 {
+            self.space.lock().unwrap().delta += grew;
+        }
+    }
+}
+
+#[derive(Default)]
+struct Space {
+    size: u64,
+    used: u64,
+    at: Option<Instant>,
+    delta: u64,
+}
+
+struct Inode {
+    fd: Arc<OwnedFd>, // O_PATH
+    backing_ino: u64,
+    nlookup: u64,
+    opens: u32,
+    silly: Option<(Arc<OwnedFd>, CString)>, // (directory, .nfs name) to remove on last close
+    backing: Weak<BackingId>,
+}
+
+struct Handle {
+    file: File,
+    _backing: Option<Arc<BackingId>>, // keeps the kernel's backing file while open
+}
+
+type DirEntries = Arc<Vec<(u64, FileType, OsString)>>;
+
+#[derive(Default)]
+struct Inner {
+    inodes: HashMap<u64, Inode>,
+    handles: HashMap<u64, Arc<Handle>>,
+    dirs: HashMap<u64, DirEntries>,
+    next_fh: u64,
+}
+
+pub struct Fs {
+    sh: Arc<Shared>,
+    inner: Mutex<Inner>,
+    root_ino: u64, // the backing root's st_ino
+    counter: Counter,
+    read_only: bool,
+    want_passthrough: bool,
+    uid: u32,
+}
+
+fn cstr(name: &OsStr) -> Result<CString, Errno> {
+    CString::new(name.as_bytes()).map_err(|_| Errno::EINVAL)
+}
+
+fn last() -> Errno {
+    Errno::from(io::Error::last_os_error())
+}
+
+fn check(r: libc::c_int) -> Result<libc::c_int, Errno> {
+    if r < 0 { Err(last()) } else { Ok(r) }
+}
+
+fn proc_path(fd: RawFd) -> CString {
+    CString::new(format!("/proc/self/fd/{fd}")).unwrap()
+}
+
+fn fstat(fd: RawFd) -> Result<libc::stat, Errno> {
+    // SAFETY: st is fully written by a successful fstatat; "" with AT_EMPTY_PATH is the fd.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        check(libc::fstatat(fd, c"".as_ptr(), &mut st, libc::AT_EMPTY_PATH | libc::AT_SYMLINK_NOFOLLOW))?;
+        Ok(st)
+    }
+}
+
+fn fstatat(dir: RawFd, name: &CString) -> Result<libc::stat, Errno> {
+    // SAFETY: as above.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        check(libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW))?;
+        Ok(st)
+    }
+}
+
+fn openat(dir: RawFd, name: &CString, flags: i32, mode: u32) -> Result<OwnedFd, Errno> {
+    // SAFETY: a successful openat returns a new descriptor we own.
+    let fd = check(unsafe { libc::openat(dir, name.as_ptr(), flags | libc::O_CLOEXEC, mode) })?;
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn kind_of(mode: u32) -> FileType {
+    match mode & libc::S_IFMT {
+        libc::S_IFDIR => FileType::Directory,
+        libc::S_IFLNK => FileType::Symlink,
+        libc::S_IFIFO => FileType::NamedPipe,
+        libc::S_IFSOCK => FileType::Socket,
+        libc::S_IFCHR => FileType::CharDevice,
+        libc::S_IFBLK => FileType::BlockDevice,
+        _ => FileType::RegularFile,
+    }
+}
+
+fn time(sec: i64, nsec: i64) -> SystemTime {
+    if sec >= 0 {
+        UNIX_EPOCH + Duration::new(sec as u64, nsec as u32)
+    } else {
+        UNIX_EPOCH - Duration::from_secs(sec.unsigned_abs())
+    }
+}
+
+fn timespec(t: Option<TimeOrNow>) -> libc::timespec {
+    match t {
+        None => libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_OMIT },
+        Some(TimeOrNow::Now) => libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_NOW },
+        Some(TimeOrNow::SpecificTime(t)) => {
+            let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+            libc::timespec { tv_sec: d.as_secs() as i64, tv_nsec: d.subsec_nanos() as i64 }
+        }
+    }
+}
+
+impl Fs {
+    pub fn new(backing: &std::path::Path, sh: Arc<Shared>, counter: Counter, read_only: bool,
+               want_passthrough: bool) -> io::Result<Fs> {
+        let c = CString::new(backing.as_os_str().as_bytes())?;
+        // SAFETY: open returns a descriptor we own.
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let st = fstat(fd.as_raw_fd()).map_err(|_| io::Error::last_os_error())?;
+        let mut inner = Inner { next_fh: 1, ..Default::default() };
+        inner.inodes.insert(1, Inode {
+            fd: Arc::new(fd),
+            backing_ino: st.st_ino,
+            nlookup: 1,
+            opens: 0,
+            silly: None,
+            backing: Weak::new(),
+        });
+        Ok(Fs {
+            sh,
+            inner: Mutex::new(inner),
+            root_ino: st.st_ino,
+            counter,
+            read_only,
+            want_passthrough,
+            uid: unsafe { libc::geteuid() },
+        })
+    }
+
+    /// The inode number this mount shows for a backing inode (root swapped with 1).
+    fn ino_of(&self, st_ino: u64) -> u64 {
+        if st_ino == self.root_ino {
+            1
+        } else if st_ino == 1 {
+            self.root_ino
+        } else {
+            st_ino
+        }
+    }
+
+    fn attr(&self, st: &libc::stat) -> FileAttr {
+        FileAttr {
+            ino: INodeNo(self.ino_of(st.st_ino)),
+            size: st.st_size as u64,
+            blocks: st.st_blocks as u64,
+            atime: time(st.st_atime, st.st_atime_nsec),
+            mtime: time(st.st_mtime, st.st_mtime_nsec),
+            ctime: time(st.st_ctime, st.st_ctime_nsec),
+            crtime: UNIX_EPOCH,
+            kind: kind_of(st.st_mode),
+            perm: (st.st_mode & 0o7777) as u16,
+            nlink: st.st_nlink as u32,
+            uid: st.st_uid,
+            gid: st.st_gid,
+            rdev: st.st_rdev as u32,
+            blksize: st.st_blksize as u32,
+            flags: 0,
+        }
+    }
+
+    fn ifd(&self, ino: INodeNo) -> Result<Arc<OwnedFd>, Errno> {
+        let inner = self.inner.lock().unwrap();
+        inner.inodes.get(&ino.0).map(|i| i.fd.clone()).ok_or(Errno::ESTALE)
+    }
+
+    fn handle(&self, fh: FileHandle) -> Result<Arc<Handle>, Errno> {
+        self.inner.lock().unwrap().handles.get(&fh.0).cloned().ok_or(Errno::EBADF)
+    }
+
+    /// Look `name` up in `dir` and count one more kernel reference to its inode.
+    fn lookup_entry(&self, dir: RawFd, name: &CString) -> Result<FileAttr, Errno> {
+        let fd = openat(dir, name, libc::O_PATH | libc::O_NOFOLLOW, 0)?;
+        let st = fstat(fd.as_raw_fd())?;
+        let ino = self.ino_of(st.st_ino);
+        let mut inner = self.inner.lock().unwrap();
+        inner
+            .inodes
+            .entry(ino)
+            .and_modify(|i| i.nlookup += 1)
+            .or_insert_with(|| Inode {
+                fd: Arc::new(fd),
+                backing_ino: st.st_ino,
+                nlookup: 1,
+                opens: 0,
+                silly: None,
+                backing: Weak::new(),
+            });
+        Ok(self.attr(&st))
+    }
+
+    /// Entry points pass the gate (pause, disconnection) and are counted.
+    fn enter(&self, op: Op) {
+        if self.sh.gate.pass() {
+            self.sh.stats.waited.fetch_add(1, Relaxed);
+        }
+        self.sh.stats.count(op);
+    }
+
+    fn writable(&self) -> Result<(), Errno> {
+        if self.read_only { Err(Errno::EROFS) } else { Ok(()) }
+    }
+
+    fn not_full(&self) -> Result<(), Errno> {
+        if self.sh.room(1) == 0 {
+            self.sh.stats.enospc.fetch_add(1, Relaxed);
+            return Err(Errno::ENOSPC);
+        }
+        Ok(())
+    }
+
+    /// New objects belong to the caller, as on an NFS export without root squashing.
+    fn own(&self, dir: RawFd, name: &CString, req: &Request) {
+        if self.uid == 0 && (req.uid() != 0 || req.gid() != 0) {
+            // SAFETY: plain syscall on a valid descriptor and name.
+            unsafe { libc::fchownat(dir, name.as_ptr(), req.uid(), req.gid(), libc::AT_SYMLINK_NOFOLLOW) };
+        }
+    }
+
+    /// The number of the inode `name` in `dir` names, if this mount has it open.
+    fn open_inode_at(&self, dir: RawFd, name: &CString) -> Option<u64> {
+        let st = fstatat(dir, name).ok()?;
+        if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+            return None;
+        }
+        let ino = self.ino_of(st.st_ino);
+        let inner = self.inner.lock().unwrap();
+        inner.inodes.get(&ino).filter(|i| i.opens > 0).map(|_| ino)
+    }
+
+    /// nfs_sillyrename(): rename an open file to .nfs<fileid><counter> in its directory.
+    fn silly_rename(&self, dir: &Arc<OwnedFd>, name: &CString, ino: u64) -> Result<(), Errno> {
+        let silly = loop {
+            let n = CString::new(names::silly_name(ino, self.counter.next())).unwrap();
+            if fstatat(dir.as_raw_fd(), &n).is_err() {
+                break n;
+            }
+        };
+        // SAFETY: renameat on valid descriptors and names.
+        check(unsafe { libc::renameat(dir.as_raw_fd(), name.as_ptr(), dir.as_raw_fd(), silly.as_ptr()) })?;
+        let dup = dir.try_clone().map_err(Errno::from)?;
+        let mut inner = self.inner.lock().unwrap();
+        if let Some(i) = inner.inodes.get_mut(&ino) {
+            i.silly = Some((Arc::new(dup), silly));
+        }
+        self.sh.stats.silly_renames.fetch_add(1, Relaxed);
+        Ok(())
+    }
+
+    /// Open a backing file for a new handle and answer with passthrough or served I/O.
+    fn new_handle(&self, ino: u64, file: File, reply_backing: impl FnOnce(&File) -> io::Result<BackingId>)
+                  -> (FileHandle, Option<Arc<BackingId>>) {
+        let mut backing = None;
+        if self.sh.passthrough() {
+            let existing = self.inner.lock().unwrap().inodes.get(&ino).and_then(|i| i.backing.upgrade());
+            backing = match existing {
+                Some(b) => Some(b),
+                None => match reply_backing(&file) {
+                    Ok(b) => {
+                        let b = Arc::new(b);
+                        if let Some(i) = self.inner.lock().unwrap().inodes.get_mut(&ino) {
+                            i.backing = Arc::downgrade(&b);
+                        }
+                        Some(b)
+                    }
+                    Err(e) => {
+                        // The kernel refused this backing file: serve this mount's data from
+                        // here from now on, and say so.
+                        self.sh.set_mode(false, &format!("passthrough refused at open: {e}"));
+                        None
+                    }
+                },
+            };
+        }
+        let counter = if backing.is_some() { &self.sh.stats.opens_passthrough } else { &self.sh.stats.opens_served };
+        counter.fetch_add(1, Relaxed);
+        let mut inner = self.inner.lock().unwrap();
+        let fh = inner.next_fh;
+        inner.next_fh += 1;
+        if let Some(i) = inner.inodes.get_mut(&ino) {
+            i.opens += 1;
+        }
+        inner.handles.insert(fh, Arc::new(Handle { file, _backing: backing.clone() }));
+        (FileHandle(fh), backing)
+    }
+
+    fn open_flags(&self, flags: i32) -> i32 {
+        let mut f = flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_NOCTTY);
+        if !self.sh.passthrough() {
+            // Served I/O writes at the offsets the kernel sends, and buffers need no alignment.
+            f &= !(libc::O_APPEND | libc::O_DIRECT);
+        }
+        f
+    }
+
+    /// Drop POSIX locks of `owner` on a file from the server (close, or flock release).
+    fn unlock_owner(&self, file: u64, owner: u64) {
+        let held = self.sh.locks_held.lock().unwrap().remove(&(file, owner));
+        if held {
+            if let Some(srv) = &self.sh.server {
+                let _ = srv.call(json!({"op": "unlock", "file": file, "owner": owner,
+                                        "start": 0, "end": u64::MAX}));
+            }
+        }
+    }
+
+    fn backing_ino(&self, ino: INodeNo) -> u64 {
+        let inner = self.inner.lock().unwrap();
+        inner.inodes.get(&ino.0).map(|i| i.backing_ino).unwrap_or(ino.0)
+    }
+}
+
+fn lock_type(typ: i32) -> &'static str {
+    if typ == libc::F_RDLCK { "r" } else { "w" }
+}
+
+impl Filesystem for Fs {
+    fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> io::Result<()> {
+        if self.want_passthrough {
+            match config.add_capabilities(InitFlags::FUSE_PASSTHROUGH) {
+                Ok(()) => {
+                    // 2: backing files may themselves be on a stacked file system (overlayfs).
+                    let _ = config.set_max_stack_depth(2);
+                }
+                Err(_) => self.sh.set_mode(false, "the kernel offers no FUSE passthrough"),
+            }
+        }
+        if self.sh.server.is_some() {
+            // Byte-range locks (and flock, which the Linux NFS client also sends to the
+            // server as whole-file locks) are held by the server.
+            let _ = config.add_capabilities(InitFlags::FUSE_POSIX_LOCKS | InitFlags::FUSE_FLOCK_LOCKS);
+        }
+        let _ = config.add_capabilities(InitFlags::FUSE_PARALLEL_DIROPS);
+        Ok(())
+    }
+
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        self.enter(Op::lookup);
+        let r = (|| {
+            let dir = self.ifd(parent)?;
+            self.lookup_entry(dir.as_raw_fd(), &cstr(name)?)
+        })();
+        match r {
+            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
+        let mut inner = self.inner.lock().unwrap();
+        if ino.0 == 1 {
+            return;
+        }
+        let gone = match inner.inodes.get_mut(&ino.0) {
+            Some(i) => {
+                i.nlookup = i.nlookup.saturating_sub(nlookup);
+                i.nlookup == 0 && i.opens == 0
+            }
+            None => false,
+        };
+        if gone {
+            inner.inodes.remove(&ino.0);
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
+        self.enter(Op::getattr);
+        let r = (|| {
+            if let Some(h) = fh.and_then(|fh| self.handle(fh).ok()) {
+                return fstat(h.file.as_raw_fd());
+            }
+            fstat(self.ifd(ino)?.as_raw_fd())
+        })();
+        match r {
+            Ok(st) => reply.attr(&TTL, &self.attr(&st)),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn setattr(&self, _req: &Request, ino: INodeNo, mode: Option<u32>, uid: Option<u32>,
+               gid: Option<u32>, size: Option<u64>, atime: Option<TimeOrNow>,
+               mtime: Option<TimeOrNow>, _ctime: Option<SystemTime>, fh: Option<FileHandle>,
+               _crtime: Option<SystemTime>, _chgtime: Option<SystemTime>,
+               _bkuptime: Option<SystemTime>, _flags: Option<fuser::BsdFileFlags>, reply: ReplyAttr) {
+        self.enter(Op::setattr);
+        let r = (|| {
+            self.writable()?;
+            let fd = self.ifd(ino)?;
+            let path = proc_path(fd.as_raw_fd());
+            let is_link = fstat(fd.as_raw_fd())?.st_mode & libc::S_IFMT == libc::S_IFLNK;
+            // SAFETY: syscalls on valid descriptors/paths.
+            unsafe {
+                if let Some(m) = mode {
+                    if !is_link {
+                        check(libc::chmod(path.as_ptr(), m & 0o7777))?;
+                    }
+                }
+                if uid.is_some() || gid.is_some() {
+                    check(libc::fchownat(fd.as_raw_fd(), c"".as_ptr(), uid.unwrap_or(u32::MAX),
+                                         gid.unwrap_or(u32::MAX), libc::AT_EMPTY_PATH))?;
+                }
+                if let Some(sz) = size {
+                    match fh.and_then(|fh| self.handle(fh).ok()) {
+                        Some(h) => check(libc::ftruncate(h.file.as_raw_fd(), sz as i64))?,
+                        None => check(libc::truncate(path.as_ptr(), sz as i64))?,
+                    };
+                }
+                if (atime.is_some() || mtime.is_some()) && !is_link {
+                    let ts = [timespec(atime), timespec(mtime)];
+                    check(libc::utimensat(libc::AT_FDCWD, path.as_ptr(), ts.as_ptr(), 0))?;
+                }
+            }
+            fstat(fd.as_raw_fd())
+        })();
+        match r {
+            Ok(st) => reply.attr(&TTL, &self.attr(&st)),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
+        self.enter(Op::readlink);
+        let r = (|| {
+            let fd = self.ifd(ino)?;
+            let mut buf = vec![0u8; libc::PATH_MAX as usize];
+            // SAFETY: buf is writable for its length.
+            let n = unsafe { libc::readlinkat(fd.as_raw_fd(), c"".as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 {
+                return Err(last());
+            }
+            buf.truncate(n as usize);
+            Ok(buf)
+        })();
+        match r {
+            Ok(b) => reply.data(&b),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn mknod(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, rdev: u32,
+             reply: ReplyEntry) {
+        self.enter(Op::mknod);
+        let r = (|| {
+            self.writable()?;
+            self.not_full()?;
+            let dir = self.ifd(parent)?;
+            let n = cstr(name)?;
+            // SAFETY: plain syscall.
+            check(unsafe { libc::mknodat(dir.as_raw_fd(), n.as_ptr(), mode & !umask, rdev as u64) })?;
+            self.own(dir.as_raw_fd(), &n, req);
+            self.lookup_entry(dir.as_raw_fd(), &n)
+        })();
+        match r {
+            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn mkdir(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, reply: ReplyEntry) {
+        self.enter(Op::mkdir);
+        let r = (|| {
+            self.writable()?;
+            self.not_full()?;
+            let dir = self.ifd(parent)?;
+            let n = cstr(name)?;
+            // SAFETY: plain syscall.
+            check(unsafe { libc::mkdirat(dir.as_raw_fd(), n.as_ptr(), mode & !umask) })?;
+            self.own(dir.as_raw_fd(), &n, req);
+            self.lookup_entry(dir.as_raw_fd(), &n)
+        })();
+        match r {
+            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        self.enter(Op::unlink);
+        let r = (|| {
+            self.writable()?;
+            let dir = self.ifd(parent)?;
+            let n = cstr(name)?;
+            if self.sh.semantics == Semantics::SillyRename {
+                if let Some(ino) = self.open_inode_at(dir.as_raw_fd(), &n) {
+                    return self.silly_rename(&dir, &n, ino);
+                }
+            }
+            // SAFETY: plain syscall.
+            check(unsafe { libc::unlinkat(dir.as_raw_fd(), n.as_ptr(), 0) }).map(|_| ())
+        })();
+        match r {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        self.enter(Op::rmdir);
+        let r = (|| {
+            self.writable()?;
+            let dir = self.ifd(parent)?;
+            let n = cstr(name)?;
+            // A directory still holding a silly-renamed file is not empty: ENOTEMPTY.
+            // SAFETY: plain syscall.
+            check(unsafe { libc::unlinkat(dir.as_raw_fd(), n.as_ptr(), libc::AT_REMOVEDIR) }).map(|_| ())
+        })();
+        match r {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn symlink(&self, req: &Request, parent: INodeNo, link_name: &OsStr, target: &std::path::Path,
+               reply: ReplyEntry) {
+        self.enter(Op::symlink);
+        let r = (|| {
+            self.writable()?;
+            self.not_full()?;
+            let dir = self.ifd(parent)?;
+            let n = cstr(link_name)?;
+            let t = cstr(target.as_os_str())?;
+            // SAFETY: plain syscall.
+            check(unsafe { libc::symlinkat(t.as_ptr(), dir.as_raw_fd(), n.as_ptr()) })?;
+            self.own(dir.as_raw_fd(), &n, req);
+            self.lookup_entry(dir.as_raw_fd(), &n)
+        })();
+        match r {
+            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn rename(&self, _req: &Request, parent: INodeNo, name: &OsStr, newparent: INodeNo, newname: &OsStr,
+              flags: RenameFlags, reply: ReplyEmpty) {
+        self.enter(Op::rename);
+        let r = (|| {
+            self.writable()?;
+            let dir = self.ifd(parent)?;
+            let ndir = self.ifd(newparent)?;
+            let (n, nn) = (cstr(name)?, cstr(newname)?);
+            if self.sh.semantics == Semantics::SillyRename && flags.bits() == 0 {
+                // nfs_rename(): a target still open is silly-renamed first, so the handles
+                // on it keep their data until they close.
+                if let Some(ino) = self.open_inode_at(ndir.as_raw_fd(), &nn) {
+                    let src = fstatat(dir.as_raw_fd(), &n)?;
+                    if self.ino_of(src.st_ino) != ino {
+                        self.silly_rename(&ndir, &nn, ino)?;
+                    }
+                }
+            }
+            // SAFETY: plain syscall.
+            check(unsafe {
+                libc::renameat2(dir.as_raw_fd(), n.as_ptr(), ndir.as_raw_fd(), nn.as_ptr(), flags.bits())
+            })
+            .map(|_| ())
+        })();
+        match r {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn link(&self, _req: &Request, ino: INodeNo, newparent: INodeNo, newname: &OsStr, reply: ReplyEntry) {
+        self.enter(Op::link);
+        let r = (|| {
+            self.writable()?;
+            let fd = self.ifd(ino)?;
+            let ndir = self.ifd(newparent)?;
+            let nn = cstr(newname)?;
+            let p = proc_path(fd.as_raw_fd());
+            // SAFETY: plain syscall.
+            check(unsafe {
+                libc::linkat(libc::AT_FDCWD, p.as_ptr(), ndir.as_raw_fd(), nn.as_ptr(), libc::AT_SYMLINK_FOLLOW)
+            })?;
+            self.lookup_entry(ndir.as_raw_fd(), &nn)
+        })();
+        match r {
+            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        self.enter(Op::open);
+        let r = (|| {
+            let acc = flags.0 & libc::O_ACCMODE;
+            if acc != libc::O_RDONLY || flags.0 & libc::O_TRUNC != 0 {
+                self.writable()?;
+            }
+            let fd = self.ifd(ino)?;
+            let p = proc_path(fd.as_raw_fd());
+            // SAFETY: open returns a descriptor we own.
+            let raw = check(unsafe { libc::open(p.as_ptr(), self.open_flags(flags.0) | libc::O_CLOEXEC) })?;
+            Ok(unsafe { File::from_raw_fd(raw) })
+        })();
+        match r {
+            Ok(file) => {
+                let (fh, backing) = self.new_handle(ino.0, file, |f| reply.open_backing(f.as_fd()));
+                match backing {
+                    Some(b) => reply.opened_passthrough(fh, FopenFlags::empty(), &b),
+                    None => reply.opened(fh, FopenFlags::empty()),
+                }
+            }
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn read(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, size: u32,
+            _flags: OpenFlags, _lock_owner: Option<LockOwner>, reply: ReplyData) {
+        self.enter(Op::read);
+        let r = (|| {
+            let h = self.handle(fh)?;
+            let mut buf = vec![0u8; size as usize];
+            let mut n = 0;
+            while n < buf.len() {
+                match h.file.read_at(&mut buf[n..], offset + n as u64) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(Errno::from(e)),
+                }
+            }
+            buf.truncate(n);
+            Ok(buf)
+        })();
+        match r {
+            Ok(b) => {
+                self.sh.stats.bytes_read.fetch_add(b.len() as u64, Relaxed);
+                reply.data(&b)
+            }
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn write(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, data: &[u8],
+             _write_flags: WriteFlags, _flags: OpenFlags, _lock_owner: Option<LockOwner>, reply: ReplyWrite) {
+        self.enter(Op::write);
+        let r = (|| {
+            self.writable()?;
+            let h = self.handle(fh)?;
+            let size = fstat(h.file.as_raw_fd())?.st_size as u64;
+            let grow = (offset + data.len() as u64).saturating_sub(size);
+            let mut len = data.len();
+            if grow > 0 {
+                // As ONTAP does when a write does not fit: as much as fits, then ENOSPC.
+                let room = self.sh.room(grow);
+                if room < grow {
+                    len -= (grow - room) as usize;
+                    if len == 0 {
+                        self.sh.stats.enospc.fetch_add(1, Relaxed);
+                        return Err(Errno::ENOSPC);
+                    }
+                }
+            }
+            let n = h.file.write_at(&data[..len], offset).map_err(Errno::from)?;
+            self.sh.wrote((offset + n as u64).saturating_sub(size));
+            Ok(n)
+        })();
+        match r {
+            Ok(n) => {
+                self.sh.stats.bytes_written.fetch_add(n as u64, Relaxed);
+                reply.written(n as u32)
+            }
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn flush(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, lock_owner: LockOwner, reply: ReplyEmpty) {
+        self.enter(Op::flush);
+        // close(): a process's POSIX locks on the file go (NFS: LOCKU on close).
+        self.unlock_owner(self.backing_ino(ino), lock_owner.0);
+        reply.ok();
+    }
+
+    fn release(&self, _req: &Request, ino: INodeNo, fh: FileHandle, _flags: OpenFlags,
+               lock_owner: Option<LockOwner>, _flush: bool, reply: ReplyEmpty) {
+        self.enter(Op::release);
+        if let Some(o) = lock_owner {
+            self.unlock_owner(self.backing_ino(ino), o.0); // flock() locks go with the file
+        }
+        let silly = {
+            let mut inner = self.inner.lock().unwrap();
+            inner.handles.remove(&fh.0);
+            let mut silly = None;
+            let mut gone = false;
+            if let Some(i) = inner.inodes.get_mut(&ino.0) {
+                i.opens = i.opens.saturating_sub(1);
+                if i.opens == 0 {
+                    silly = i.silly.take();
+                    gone = i.nlookup == 0;
+                }
+            }
+            if gone {
+                inner.inodes.remove(&ino.0);
+            }
+            silly
+        };
+        if let Some((dir, name)) = silly {
+            // The last close: the client removes its .nfs file.
+            // SAFETY: plain syscall.
+            if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } == 0 {
+                self.sh.stats.silly_deletes.fetch_add(1, Relaxed);
+            }
+        }
+        reply.ok();
+    }
+
+    fn fsync(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
+        self.enter(Op::fsync);
+        let r = self.handle(fh).and_then(|h| {
+            let res = if datasync { h.file.sync_data() } else { h.file.sync_all() };
+            res.map_err(Errno::from)
+        });
+        match r {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        self.enter(Op::opendir);
+        let r = (|| {
+            let fd = self.ifd(ino)?;
+            let d = openat(fd.as_raw_fd(), &CString::new(".").unwrap(), libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
+            let mut out = Vec::new();
+            // SAFETY: fdopendir takes ownership of the descriptor; closedir releases both.
+            unsafe {
+                let dp = libc::fdopendir(d.as_raw_fd());
+                if dp.is_null() {
+                    return Err(last());
+                }
+                std::mem::forget(d);
+                loop {
+                    let e = libc::readdir64(dp);
+                    if e.is_null() {
+                        break;
+                    }
+                    let name = std::ffi::CStr::from_ptr((*e).d_name.as_ptr()).to_bytes().to_vec();
+                    let kind = match (*e).d_type {
+                        libc::DT_DIR => FileType::Directory,
+                        libc::DT_LNK => FileType::Symlink,
+                        libc::DT_FIFO => FileType::NamedPipe,
+                        libc::DT_SOCK => FileType::Socket,
+                        libc::DT_CHR => FileType::CharDevice,
+                        libc::DT_BLK => FileType::BlockDevice,
+                        _ => FileType::RegularFile,
+                    };
+                    out.push((self.ino_of((*e).d_ino), kind, OsString::from_vec(name)));
+                }
+                libc::closedir(dp);
+            }
+            let mut inner = self.inner.lock().unwrap();
+            let fh = inner.next_fh;
+            inner.next_fh += 1;
+            inner.dirs.insert(fh, Arc::new(out));
+            Ok(FileHandle(fh))
+        })();
+        match r {
+            Ok(fh) => reply.opened(fh, FopenFlags::empty()),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn readdir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+        self.enter(Op::readdir);
+        let entries = self.inner.lock().unwrap().dirs.get(&fh.0).cloned();
+        let Some(entries) = entries else { return reply.error(Errno::EBADF) };
+        for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
+            if reply.add(INodeNo(*ino), (i + 1) as u64, *kind, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+
+    fn releasedir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, reply: ReplyEmpty) {
+        self.enter(Op::releasedir);
+        self.inner.lock().unwrap().dirs.remove(&fh.0);
+        reply.ok();
+    }
+
+    fn fsyncdir(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+        reply.ok();
+    }
+
+    fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
+        self.enter(Op::statfs);
+        const B: u64 = 4096;
+        if let Some((size, used)) = self.sh.space_now() {
+            let free = size.saturating_sub(used) / B;
+            return reply.statfs(size / B, free, free, 0, 0, B as u32, 255, B as u32);
+        }
+        let r = (|| {
+            let fd = self.ifd(INodeNo(1))?;
+            // SAFETY: st is fully written by a successful fstatvfs.
+            let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+            let d = openat(fd.as_raw_fd(), &CString::new(".").unwrap(), libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
+            check(unsafe { libc::fstatvfs(d.as_raw_fd(), &mut st) })?;
+            Ok(st)
+        })();
+        match r {
+            Ok(st) => reply.statfs(st.f_blocks, st.f_bfree, st.f_bavail, st.f_files, st.f_ffree,
+                                   st.f_bsize as u32, 255, st.f_frsize as u32),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn access(&self, _req: &Request, _ino: INodeNo, _mask: AccessFlags, reply: ReplyEmpty) {
+        self.enter(Op::access);
+        reply.ok(); // default_permissions: the kernel checks modes itself
+    }
+
+    fn create(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, flags: i32,
+              reply: ReplyCreate) {
+        self.enter(Op::create);
+        let r = (|| {
+            self.writable()?;
+            self.not_full()?;
+            let dir = self.ifd(parent)?;
+            let n = cstr(name)?;
+            let keep = flags & (libc::O_EXCL | libc::O_TRUNC);
+            let fd = openat(dir.as_raw_fd(), &n, self.open_flags(flags) | libc::O_CREAT | keep, mode & !umask)?;
+            self.own(dir.as_raw_fd(), &n, req);
+            let a = self.lookup_entry(dir.as_raw_fd(), &n)?;
+            Ok((File::from(fd), a))
+        })();
+        match r {
+            Ok((file, a)) => {
+                let (fh, backing) = self.new_handle(a.ino.0, file, |f| reply.open_backing(f.as_fd()));
+                match backing {
+                    Some(b) => reply.created_passthrough(&TTL, &a, Generation(0), fh, FopenFlags::empty(), &b),
+                    None => reply.created(&TTL, &a, Generation(0), fh, FopenFlags::empty()),
+                }
+            }
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn getlk(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, lock_owner: LockOwner, start: u64,
+             end: u64, typ: i32, _pid: u32, reply: ReplyLock) {
+        self.enter(Op::getlk);
+        let Some(srv) = &self.sh.server else { return reply.error(Errno::ENOSYS) };
+        let req = json!({"op": "testlk", "file": self.backing_ino(ino), "owner": lock_owner.0,
+                         "start": start, "end": end, "type": lock_type(typ)});
+        match srv.call(req) {
+            Ok(v) if v["conflict"].is_object() => {
+                let c = &v["conflict"];
+                let t = if c["type"] == "r" { libc::F_RDLCK } else { libc::F_WRLCK };
+                reply.locked(c["start"].as_u64().unwrap_or(0), c["end"].as_u64().unwrap_or(u64::MAX), t,
+                             c["pid"].as_u64().unwrap_or(0) as u32)
+            }
+            Ok(_) => reply.locked(start, end, libc::F_UNLCK, 0),
+            Err(_) => reply.error(Errno::EIO),
+        }
+    }
+
+    fn setlk(&self, req: &Request, ino: INodeNo, _fh: FileHandle, lock_owner: LockOwner, start: u64,
+             end: u64, typ: i32, pid: u32, sleep: bool, reply: ReplyEmpty) {
+        self.enter(Op::setlk);
+        let Some(srv) = self.sh.server.clone() else { return reply.error(Errno::ENOSYS) };
+        let file = self.backing_ino(ino);
+        let owner = lock_owner.0;
+        if typ == libc::F_UNLCK {
+            let r = srv.call(json!({"op": "unlock", "file": file, "owner": owner, "start": start, "end": end}));
+            if let Ok(v) = &r {
+                if v["remaining"] == 0 {
+                    self.sh.locks_held.lock().unwrap().remove(&(file, owner));
+                }
+            }
+            return match r {
+                Ok(_) => reply.ok(),
+                Err(_) => reply.error(Errno::EIO),
+            };
+        }
+        let lock = json!({"op": "lock", "file": file, "owner": owner, "start": start, "end": end,
+                          "type": lock_type(typ), "pid": pid});
+        let sh = self.sh.clone();
+        let attempt = move || -> Result<bool, Errno> {
+            match srv.call(lock.clone()) {
+                Ok(_) => {
+                    sh.locks_held.lock().unwrap().insert((file, owner));
+                    Ok(true)
+                }
+                Err(CallError::Refused(v)) if v["errno"] == libc::EAGAIN => Ok(false),
+                Err(CallError::Refused(v)) => Err(Errno::from_i32(v["errno"].as_i64().unwrap_or(5) as i32)),
+                Err(CallError::Stopping) => Err(Errno::EIO),
+            }
+        };
+        match attempt() {
+            Ok(true) => reply.ok(),
+            Ok(false) if !sleep => reply.error(Errno::EAGAIN),
+            Ok(false) => {
+                // A blocking lock: the Linux client polls the server for it. Poll in a
+                // thread (the mount goes on meanwhile) until granted or the asker is gone.
+                let asker = req.pid();
+                std::thread::spawn(move || {
+                    let mut delay = Duration::from_millis(100);
+                    loop {
+                        std::thread::sleep(delay);
+                        delay = (delay * 2).min(Duration::from_secs(1));
+                        if !std::path::Path::new(&format!("/proc/{asker}")).exists() {
+                            return reply.error(Errno::EINTR);
+                        }
+                        match attempt() {
+                            Ok(true) => return reply.ok(),
+                            Ok(false) => continue,
+                            Err(e) => return reply.error(e),
+                        }
+                    }
+                });
+            }
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn fallocate(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, length: u64, mode: i32,
+                 reply: ReplyEmpty) {
+        self.enter(Op::fallocate);
+        let r = (|| {
+            self.writable()?;
+            let h = self.handle(fh)?;
+            if mode == 0 && self.sh.room(length) < length {
+                self.sh.stats.enospc.fetch_add(1, Relaxed);
+                return Err(Errno::ENOSPC);
+            }
+            // SAFETY: plain syscall.
+            check(unsafe { libc::fallocate(h.file.as_raw_fd(), mode, offset as i64, length as i64) }).map(|_| ())
+        })();
+        match r {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn lseek(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: i64, whence: i32, reply: ReplyLseek) {
+        self.enter(Op::lseek);
+        let r = self.handle(fh).and_then(|h| {
+            // SAFETY: plain syscall.
+            let o = unsafe { libc::lseek(h.file.as_raw_fd(), offset, whence) };
+            if o < 0 { Err(last()) } else { Ok(o) }
+        });
+        match r {
+            Ok(o) => reply.offset(o),
+            Err(e) => reply.error(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semantics_names_round_trip() {
+        for s in [Semantics::SillyRename, Semantics::PosixUnlink] {
+            assert_eq!(Semantics::parse(s.name()), Some(s));
+        }
+        assert_eq!(Semantics::parse("hard_remove"), None);
+    }
+
+    #[test]
+    fn root_and_inode_1_swap_and_nothing_else_moves() {
+        let dir = std::env::temp_dir();
+        let sh = Arc::new(Shared::new(Semantics::SillyRename, Arc::new(Gate::default()), None,
+                                      Mode { passthrough: false, reason: String::new() }));
+        let fs = Fs::new(&dir, sh, Counter::new(None), false, false).unwrap();
+        let root = fs.root_ino;
+        assert_eq!(fs.ino_of(root), 1);
+        assert_eq!(fs.ino_of(1), root);
+        assert_eq!(fs.ino_of(12345), if root == 12345 { 1 } else { 12345 });
+    }
+
+    #[test]
+    fn without_a_server_there_is_no_size_limit() {
+        // No server: no limit.
+        let sh = Shared::new(Semantics::PosixUnlink, Arc::new(Gate::default()), None,
+                             Mode { passthrough: false, reason: String::new() });
+        assert_eq!(sh.room(1 << 40), 1 << 40);
+    }
+}
