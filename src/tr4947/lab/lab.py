@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import shlex
 import shutil
@@ -38,6 +39,7 @@ from typing import Callable, Iterable
 
 from .. import inventory as inventory_mod
 from .. import kafka_tools, paths
+from ..atomic import write_json
 from ..transports import kafka_admin
 from ..wait import port_open, until
 from . import cds, fsx, kafka
@@ -88,6 +90,7 @@ class Lab:
                  echo: Callable[[str], None] | None = print):
         self.inv = inventory if isinstance(inventory, inventory_mod.Inventory) else \
             inventory_mod.load(inventory)
+        self._host_vars: dict[str, dict] = {}
         if self.inv.kind != "lab":
             raise LabError(f"inventory {self.inv.name!r} does not describe a lab "
                            "(target_kind: lab): it is a real target, which the lab never builds")
@@ -100,6 +103,7 @@ class Lab:
                                        v.get("lab_control_address", "198.18.0.1"))
         except (NetworkError, ValueError) as exc:
             raise LabError(f"inventory {self.inv.name}: {exc}") from None
+        self._load_host_vars()
 
     # --- what the inventory describes ---------------------------------------------------------
     @property
@@ -531,7 +535,28 @@ class Lab:
         for h in hosts:
             changed[h.name] = kafka.version_vars(h, version)
             h.vars.update(changed[h.name])
+        self._host_vars.update(changed)
         return changed
+
+    def forget_host_vars(self) -> None:
+        """The next bring-up builds the hosts as the inventory describes them."""
+        self._host_vars.clear()
+
+    @property
+    def host_vars_file(self) -> Path:
+        """What this running lab's hosts were built with beyond the inventory (another Kafka
+        release): every process that opens the lab sees the same hosts."""
+        return self.control / "host-vars.json"
+
+    def _load_host_vars(self) -> None:
+        try:
+            saved = json.loads(self.host_vars_file.read_text())
+        except (FileNotFoundError, ValueError):
+            return
+        for name, values in saved.items():
+            if name in self.inv.hosts:
+                self.inv.hosts[name].vars.update(values)
+        self._host_vars.update(saved)
 
     def up(self, clusters: Iterable[str] | None = None, kafka_state: str = "started",
            timeout: float = 300) -> dict:
@@ -548,6 +573,8 @@ class Lab:
             with self._locked():
                 self.root.mkdir(parents=True, exist_ok=True)
                 self._control_keys()
+                if self._host_vars:
+                    write_json(self.host_vars_file, self._host_vars)
                 self._ontap_bootstrap()
                 wanted = self._wanted(names)
                 for version in sorted({kafka.Node(self.inv.host(n)).version for n in wanted

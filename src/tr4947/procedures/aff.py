@@ -32,7 +32,7 @@ class AffStorage:
 
     def playbook_as_printed(self) -> None:
         """AFF-1: the TR's playbook as printed (expected to fail)."""
-        tr = playbooks.run(self.t, "AFF-1-flexgroup.tr-as-written.yml")
+        tr = self.printed = playbooks.run(self.t, "AFF-1-flexgroup.tr-as-written.yml")
         if tr.planned:
             self.rec.text("AFF-1", "The TR's playbook as printed (dry run)", tr.plan)
             return
@@ -45,7 +45,7 @@ class AffStorage:
     def playbook(self) -> None:
         """AFF-1: the corrected playbook twice (idempotent), then preserve-unlink."""
         self.first = playbooks.run(self.t, "AFF-1-flexgroup.yml").check()
-        second = playbooks.run(self.t, "AFF-1-flexgroup.yml").check()
+        second = self.second = playbooks.run(self.t, "AFF-1-flexgroup.yml").check()
         if self.first.planned:
             self.rec.text("AFF-1", "Corrected playbook (dry run)", self.first.plan)
         else:
@@ -88,8 +88,8 @@ class AffStorage:
     def pnfs(self) -> None:
         """AFF-2: the TR's line (rejected), the command that enables pNFS, and the NFS
         service read back through the REST API."""
-        r = self.t.run_snippet("aff-a900/AFF-2-pnfs.tr-as-written.ontap", self.ontap.name,
-                               svm=self.svm)
+        r = self.pnfs_printed = self.t.run_snippet("aff-a900/AFF-2-pnfs.tr-as-written.ontap",
+                                                   self.ontap.name, svm=self.svm)
         if not r.planned and r.exit_code == 0:
             raise RuntimeError("ONTAP was expected to reject vserver modify -v4.1-pnfs")
         self.rec.show("AFF-2", "The TR's command as printed", r, prompt="::>")
@@ -113,3 +113,26 @@ class AffStorage:
                             nfs.protocol.v41_features.pnfs_enabled],
                            ["transport.tcp_max_transfer_size",
                             nfs.transport.tcp_max_transfer_size]])
+
+    def verdicts(self) -> None:
+        if self.first is None or self.first.planned:
+            return
+        ok = (self.printed.rc != 0 and self.first.total("changed") == 1
+              and self.second.total("changed") == 0)
+        self.rec.verdict("AFF-1", "guide.aff1-idempotent", "reproduced" if ok else "differs",
+                         tr="the na_ontap_volume playbook as printed",
+                         lab=f"as printed: rc {self.printed.rc}; corrected: "
+                             f"{self.first.recap()}, then {self.second.recap()}",
+                         why="The printed playbook nests connection and with_items under the "
+                             "module; corrected, it creates the FlexGroup once and then "
+                             "reports no change.",
+                         action="Use the guide's playbook (module_defaults for the connection, "
+                                "with_items at task level) and run it with --check first.")
+        rejected = not self.pnfs_printed.planned and self.pnfs_printed.exit_code != 0
+        self.rec.verdict("AFF-2", "guide.aff2-vserver-nfs", "reproduced" if rejected
+                         else "differs", tr="vserver modify -v4.1-pnfs enabled ...",
+                         lab="the stand-in rejected the printed line; vserver nfs modify took it"
+                             if rejected else "the printed line was accepted",
+                         why="pNFS and the TCP transfer size are options of the SVM's NFS "
+                             "server, set with vserver nfs modify at advanced privilege.",
+                         action="Enable pNFS with vserver nfs modify -v4.1-pnfs enabled.")

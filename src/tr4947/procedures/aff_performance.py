@@ -104,8 +104,10 @@ class AffPerformance:
         tb = self.tb
         run = tb.benchmark("Steady state, throughput driver", "throughput", WORKLOAD, DRIVER,
                            scale, needs=self.started)
+        self.steady_run = run
         if run.planned:
             return
+        self.rec.load("AFF-5", "OMB publish rate asked and achieved", [run.load()])
         s = run.summary()
         print(f"producers {s['publish_mean']:.1f} MB/s, consumers {s['consume_mean']:.1f} MB/s "
               "on average")
@@ -133,8 +135,10 @@ class AffPerformance:
                  "workloads/1-topic-100-partitions-1kb.yaml": snippet(BACKLOG_WORKLOAD)}
         run = omb.run(self.t, tb.client, "Backlog, throughput driver", COMMAND["throughput"],
                       files, scale, needs=self.started)
+        self.backlog_run = run
         if run.planned:
             return
+        self.rec.load("AFF-6", "OMB publish rate asked and achieved (all phases)", [run.load()])
         omb.delete_test_topics(self.t, tb.client, tb.bootstrap)
         starts = run.series.phase_starts
         order = list(starts)
@@ -168,3 +172,30 @@ class AffPerformance:
                             "do not read evicted data from storage as the TR's did; what the lab "
                             "does show is the phase order, the paused consumers and the drain "
                             "running faster than the producers.")
+
+    def verdicts(self) -> None:
+        steady = getattr(self, "steady_run", None)
+        if steady is not None and not steady.planned:
+            s = steady.summary()
+            omb.throughput_verdict(
+                self.rec, "AFF-5", "aff.steady-state", "over 3.4 GBps 'for both producer and "
+                "consumers' (8 brokers, RF 3)",
+                {"median": round(s["publish_mean"], 1), "low": None, "high": None, "n": 1,
+                 "unit": "MiB/s (producers)"}, omb.held([steady.load()]),
+                "One steady-state run on three lab brokers.")
+        backlog = getattr(self, "backlog_run", None)
+        if backlog is not None and not backlog.planned:
+            pub = max((x.publish_mbs for x in backlog.series.of("producer-only")), default=0)
+            con = max((x.consume_mbs for x in backlog.series.of("drain")), default=0)
+            loads = [backlog.load()]
+            omb.throughput_verdict(
+                self.rec, "AFF-6", "aff.producer-peak", "4.03 GBps producer peak",
+                {"median": round(pub, 1), "low": None, "high": None, "n": 1,
+                 "unit": "MiB/s (producer-only phase peak)"}, omb.held(loads),
+                "One backlog run.")
+            omb.throughput_verdict(
+                self.rec, "AFF-6", "aff.consumer-peak", "over 20 GBps consumer peak",
+                {"median": round(con, 1), "low": None, "high": None, "n": 1,
+                 "unit": "MiB/s (drain phase peak)"}, omb.held(loads),
+                "One backlog run; its backlog fits in this machine's page cache, so its "
+                "consumers read no evicted data from storage.")

@@ -162,6 +162,8 @@ class CvoPerformance:
                                  run.command.command, omb.excerpt(run.command.stdout),
                                  host=tb.client, show=False)
             if not any(r.planned for r in self.results[layout]):
+                self.rec.load("CVO-7", f"{spec['name']}: OMB publish rate asked and achieved",
+                              [r.load() for r in self.results[layout]])
                 dirs = tb.log_dirs()
                 self.rec.table("CVO-7", f"{spec['name']}: where the last run's partitions went "
                                "(kafka-log-dirs)", ["Broker", "Log dir", "Partitions", "MiB"],
@@ -233,6 +235,8 @@ class CvoPerformance:
         done = {k: [r for r in v if not r.planned] for k, v in self.compared.items()}
         if not (done and all(done.values())):
             return
+        self.rec.load("CVO-8", "OMB publish rate asked and achieved, per run",
+                      [r.load() for v in done.values() for r in v])
         tot = {k: spread(r.summary()["total_mean"] for r in v) for k, v in done.items()}
         pub = {k: spread(r.summary()["publish_mean"] for r in v) for k, v in done.items()}
         con = {k: spread(r.summary()["consume_mean"] for r in v) for k, v in done.items()}
@@ -269,3 +273,57 @@ class CvoPerformance:
                         "series": [series(f"{c.upper()} cluster", list(self.drivers),
                                           [tot[(c, k)] for k in self.drivers])
                                    for c in CLUSTERS]})
+
+    def verdicts(self) -> None:
+        """CVO-7 and CVO-8's claims: the TR's AWS figures beside the lab's."""
+        for layout, kind, claim, what in (
+                ("ha", "sync", "cvo.ha-sync-throughput", "total_mean"),
+                ("ha", "throughput", "cvo.ha-throughput-peak", "total_peak"),
+                ("single", "sync", "cvo.sn-sync-throughput", "total_mean"),
+                ("single", "throughput", "cvo.sn-throughput-peak", "total_peak")):
+            runs = [r for r in self.results.get(layout, []) if not r.planned
+                    and kind in r.name]
+            if not runs:
+                self.rec.verdict("CVO-7", claim, "not-measured",
+                                 tr=f"~{TR[(layout, kind)][0]} MBps", lab=None,
+                                 why="This run did not include that layout and driver.",
+                                 action="Run CVO-7 with both layouts and drivers.")
+                continue
+            loads = [r.load() for r in runs]
+            omb.throughput_verdict(
+                self.rec, "CVO-7", claim, f"~{TR[(layout, kind)][0]} MBps "
+                f"({TR[(layout, kind)][1]})",
+                spread(r.summary()[what] for r in runs).as_dict("MiB/s", 1),
+                omb.held(loads), f"One lab run of the {LAYOUT[layout]['name']} layout.")
+        done = [r for rs in self.results.values() for r in rs if not r.planned]
+        if done:
+            omb.throughput_verdict(
+                self.rec, "CVO-7", "cvo.drivers", "sync steady, throughput bursty",
+                f"{len(done)} runs, one per layout and driver",
+                omb.held([r.load() for r in done]),
+                "One run per layout and driver cannot rank how steady the drivers are.")
+        compared = {k: [r for r in v if not r.planned] for k, v in self.compared.items()}
+        for kind in self.drivers:
+            das, nfs = compared.get(("das", kind)), compared.get(("nfs", kind))
+            for claim, layout in ((f"cvo.vs-das-ha-{'sync' if kind == 'sync' else 'throughput'}",
+                                   "CVO HA pair"),
+                                  (f"cvo.vs-das-sn-{'sync' if kind == 'sync' else 'throughput'}",
+                                   "CVO single node")):
+                if not (das and nfs):
+                    self.rec.verdict("CVO-8", claim, "not-measured",
+                                     tr=f"{layout} vs EC2 instance storage", lab=None,
+                                     why="CVO-8 did not run (no das and nfs clusters).",
+                                     action="Run CVO-8 on a target with both clusters.")
+                    continue
+                d = spread(r.summary()["total_mean"] for r in das)
+                n = spread(r.summary()["total_mean"] for r in nfs)
+                tr = TR_DAS[kind]
+                omb.throughput_verdict(
+                    self.rec, "CVO-8", claim,
+                    f"{layout} {tr[layout]} MBps, EC2 instance storage "
+                    f"{tr['EC2 instance storage']} MBps ({kind} driver)",
+                    {"median": round(n.median / d.median, 2), "low": None, "high": None,
+                     "n": min(n.n, d.n), "unit": "x (lab NFS / DAS, medians)"},
+                    omb.held([r.load() for r in das + nfs]),
+                    f"Lab NFS {n.fmt(1)} and DAS {d.fmt(1)} MiB/s"
+                    + (" (ranges overlap)." if d.overlaps(n, 1) else " (ranges apart)."))

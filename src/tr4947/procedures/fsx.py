@@ -25,6 +25,7 @@ class FileSystem:
     svm: object = None                        # FSX-4's describe
     nfs_address: str | None = None
     management: str | None = None
+    tr_as_printed: object = None              # FSX-1 as the TR prints it
     steps: list = field(default_factory=list)
 
     @property
@@ -67,8 +68,8 @@ def create(t, rb, client: str, password: str | None, timeout: float = 3600,
     secret_env = {**env, "FSXADMIN_PASSWORD": password} if password else env
     show = rb.show if record else (lambda *a, **k: None)
     if tr_as_printed:
-        r = t.run_snippet(SNIP + "FSX-1-create-file-system.tr-as-written.sh", client,
-                          env=secret_env)
+        r = fs.tr_as_printed = t.run_snippet(SNIP + "FSX-1-create-file-system.tr-as-written.sh",
+                                             client, env=secret_env)
         show("FSX-1", "The TR's command as written", r)
     fs.created = t.run_snippet(SNIP + "FSX-1-create-file-system.sh", client, env=secret_env,
                                check=True)
@@ -200,3 +201,24 @@ class FsxProvisioning:
         r = self.t.run_snippet(SNIP + "FSX-7-update-file-system.sh", self.client, env=self.fs.env,
                                check=True, needs=self.fs.created)
         self.rec.show("FSX-7", "update-file-system to 5120 GiB, 4096 MBps, 160,000 IOPS", r)
+
+    def verdicts(self) -> None:
+        printed = self.fs.tr_as_printed if self.fs else None
+        if printed is not None and not printed.planned:
+            rejected = printed.exit_code != 0 and "MULTI_AZ_HA_1" in printed.output
+            self.rec.verdict("FSX-1", "guide.fsx1-deployment-type",
+                             "reproduced" if rejected else "differs",
+                             tr="DeploymentType=MULTI_AZ_HA_1",
+                             lab="the FSx API refused the printed value" if rejected else
+                                 f"the printed command exited {printed.exit_code}",
+                             why="FSx for ONTAP's deployment types are MULTI_AZ_1, MULTI_AZ_2, "
+                                 "SINGLE_AZ_1 and SINGLE_AZ_2; the lab's FSx stand-in (moto) "
+                                 "validates the value as the API does.",
+                             action="Use DeploymentType=MULTI_AZ_1 (or MULTI_AZ_2 where the "
+                                    "region offers it) for a two-AZ file system.")
+        self.rec.verdict("FSX-7", "fsx.scaling", "not-measured",
+                         tr="881 MBps at 2048 MBps capacity, 1328 MBps at 4096 MBps",
+                         lab=None, why="The FSx stand-in records the new capacity but models "
+                                       "no throughput limit, so scaling cannot be measured.",
+                         action="Run the FSX-6 benchmark before and after update-file-system "
+                                "on your file system.")

@@ -65,7 +65,8 @@ class FsxPerformance:
         """Why the RF 1 drivers change min.insync.replicas: what acks=all gets from a topic
         with one replica and the CVO-6 sync driver's topic settings."""
         d = parse_driver(paths.SNIPPETS / "aws-cvo/CVO-6-driver-sync.yaml")
-        outcome = performance.acks_all_on(self.t, self.tb, d.topic_properties, replicas=1)
+        outcome = self.rf1_outcome = performance.acks_all_on(self.t, self.tb,
+                                                             d.topic_properties, replicas=1)
         settings = ", ".join(f"{k}={v}" for k, v in d.topic_properties.items())
         self.rec.table("FSX-6", "The CVO-6 sync driver's topic settings at replication factor 1",
                        ["Topic", "Producer", "Outcome"],
@@ -113,6 +114,8 @@ class FsxPerformance:
         if not (done and all(done.values())):
             return
         rfs, drivers = self.rfs, self.drivers
+        self.rec.load("FSX-6", "OMB publish rate asked and achieved, per run",
+                      [r.load() for v in done.values() for r in v])
         for rf in rfs:
             first = [done[(rf, k)][0] for k in drivers]
             ref = [(f"TR-4947, RF {rf} {k}: ~{TR[(rf, k)][0]} MBps sustained", TR[(rf, k)][0])
@@ -159,3 +162,45 @@ class FsxPerformance:
                             "y_label": "producer + consumer MiB/s (lab)",
                             "series": [series(f"RF {rf}", list(drivers),
                                               [tot[(rf, k)] for k in drivers]) for rf in rfs]})
+
+    def verdicts(self) -> None:
+        done = {k: [r for r in v if not r.planned] for k, v in self.runs.items()}
+        for (rf, kind), claim in (((1, "sync"), "fsx.rf1-sync"),
+                                  ((1, "throughput"), "fsx.rf1-throughput"),
+                                  ((3, "sync"), "fsx.rf3-sync"),
+                                  ((3, "throughput"), "fsx.rf3-throughput")):
+            runs = done.get((rf, kind))
+            if not runs:
+                self.rec.verdict("FSX-6", claim, "not-measured",
+                                 tr=f"~{TR[(rf, kind)][0]} MBps sustained", lab=None,
+                                 why="This run did not include it.",
+                                 action="Run FSX-6 with both replication factors.")
+                continue
+            omb.throughput_verdict(
+                self.rec, "FSX-6", claim,
+                f"~{TR[(rf, kind)][0]} MBps sustained, ~{TR[(rf, kind)][1]} MBps peak",
+                spread(r.summary()["total_mean"] for r in runs).as_dict("MiB/s", 1),
+                omb.held([r.load() for r in runs]),
+                f"Replication factor {rf}, {kind} driver, {len(runs)} lab runs.")
+        if done.get((1, "throughput")) and done.get((3, "throughput")):
+            one = spread(r.summary()["total_mean"] for r in done[(1, "throughput")])
+            three = spread(r.summary()["total_mean"] for r in done[(3, "throughput")])
+            omb.throughput_verdict(
+                self.rec, "FSX-6", "fsx.rf-ratio", "RF 3 reaches about a third of RF 1",
+                {"median": round(three.median / one.median, 2), "low": None, "high": None,
+                 "n": min(one.n, three.n), "unit": "x (RF 3 / RF 1, throughput driver)"},
+                omb.held([r.load() for v in done.values() for r in v]),
+                f"The lab's RF 3 / RF 1 is {three.median / one.median:.2f} with the volumes "
+                f"taking {spread(r.copies for r in done[(3, 'throughput')]).median:.1f} copies "
+                "of the data at RF 3.")
+        outcome = getattr(self, "rf1_outcome", None)
+        if outcome and outcome != "planned":
+            self.rec.verdict("FSX-6", "guide.fsx-rf1-min-isr",
+                             "reproduced" if outcome == "delivered" else "differs",
+                             tr="the CVO drivers (min.insync.replicas=2) at replication factor 1",
+                             lab=f"acks=all to a one-replica topic: {outcome}",
+                             why="Kafka 4.1 compares the in-sync replicas with the smaller of "
+                                 "min.insync.replicas and the replica count; earlier releases "
+                                 "refused such writes.",
+                             action="Set min.insync.replicas=1 on RF 1 topics explicitly, as the "
+                                    "guide's RF 1 drivers do.")

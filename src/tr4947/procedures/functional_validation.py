@@ -428,3 +428,83 @@ class FunctionalValidation:
 
     def stop_readers(self) -> None:
         stop_readers(self.t, self.L)
+
+    def verdicts(self) -> None:
+        """The chapter's claims, judged from this run's outcomes (a behavioural claim's lab
+        figure is the outcome and the number of runs that showed it)."""
+        if self.planned or 2 not in self.rounds:
+            return
+        rec, r1, out = self.rec, self.rounds[1], self.outcome
+        kafka = versions(self.t, self.L)["Kafka (client)"]
+        if kafka.startswith("3."):           # the variant on the TR's own release
+            same = out["fv_c1"] == "alive" and out["fv_c2"] == "dead"
+            rec.verdict("FV-7", "guide.fv-tr-kafka", "reproduced" if same else "differs",
+                        tr="-", lab=f"Kafka {kafka}: cluster 1 broker 1 {out['fv_c1']}, cluster 2 "
+                        f"broker 1 {out['fv_c2']} (1 run)",
+                        why="On the TR's own Kafka release (with ZooKeeper) the outcomes are the "
+                            "same as on Kafka 4.1.1 in KRaft mode." if same else
+                            "On the TR's own release the outcome differs from Kafka 4.1.1's.",
+                        action="The fix does not depend on the Kafka release: it is ONTAP's "
+                               "preserve-unlink with an NFSv4.1 mount.")
+            return
+        rec.verdict("FV-7", "fv.crash-nfsv3",
+                    "reproduced" if out["fv_c2"] == "dead" else "differs",
+                    tr="broker 1 of cluster 2 dead after the reassignment",
+                    lab=f"round 1: {r1['fv_c2']}; round 2 (segment files held open): "
+                        f"{out['fv_c2']} (1 run each)",
+                    why="The NFSv3 broker died when a file of the moved partition was still "
+                        "open on its host as Kafka deleted the directory (silly rename, then "
+                        "ENOTEMPTY); with nothing holding the files, round 1 left it alive.",
+                    action="Do not run Kafka log directories on NFSv3 or on volumes without "
+                           "preserve-unlink; check with the preflight audit.")
+        rec.verdict("FV-7", "fv.fix-nfsv41",
+                    "reproduced" if out["fv_c1"] == "alive" and r1["fv_c1"] == "settled"
+                    else "differs",
+                    tr="broker 1 of cluster 1 alive after the same reassignment",
+                    lab=f"round 1: {r1['fv_c1']}; round 2: {out['fv_c1']} (1 run each)",
+                    why="With preserve-unlink and NFSv4.1 the held files were unlinked the POSIX "
+                        "way and the directory was deleted in both rounds.",
+                    action="Mount Kafka volumes with vers=4.1 (pinned) from ONTAP 9.12.1 or "
+                           "later with -is-preserve-unlink-enabled true.")
+        rec.verdict("FV-6", "guide.fv-needs-open-file",
+                    "reproduced" if r1["fv_c2"] == "settled" and out["fv_c2"] == "dead"
+                    else "differs", tr="-",
+                    lab=f"cluster 2 broker 1: round 1 {r1['fv_c2']}, round 2 {out['fv_c2']}",
+                    why="Kafka closes a moved partition's files before deleting them, so the "
+                        "crash needs another process holding one open (the round-2 reader).",
+                    action="Anything that keeps segment files open on a broker host (backup "
+                           "agents, scanners, tail) turns an NFSv3 reassignment into a crash.")
+        left = {c: leftovers(self.t, self.L, c) for c in CLUSTERS}
+        silly = {c: [p for p in left[c] if "/.nfs" in p] for c in CLUSTERS}
+        rec.verdict("FV-8", "fv.silly-files",
+                    "reproduced" if silly["fv_c2"] and not silly["fv_c1"] else "differs",
+                    tr=".nfsXXXX files left on NFSv3, none with the fix",
+                    lab=f"after the crash: {len(silly['fv_c2'])} .nfs file(s) on cluster 2, "
+                        f"{len(silly['fv_c1'])} on cluster 1",
+                    why="The lab's NFS client renames an unlinked open file to .nfs<fileid>"
+                        "<counter> on an NFSv3 mount, as the Linux client does; with "
+                        "preserve-unlink on NFSv4.1 nothing is renamed.",
+                    action="Leftover .nfs files name a process that still holds a deleted "
+                           "file: find it with lsof before restarting the broker.")
+        rec.verdict("FV-8", "why.rebalancing", "differs",
+                    tr="NFS makes rebalancing data quick and easy",
+                    lab=f"{sum(len(m.get('losers', [])) for m in self.moves.values())} "
+                        "broker(s) gave up replicas; the gaining brokers fetched the data",
+                    why="A partition reassignment copies the moved replicas to their new "
+                        "brokers whatever the storage: NFS does not move data between brokers.",
+                    action="Plan reassignments (throttles, time) on NFS as on local disks.")
+
+    def recovery_verdict(self) -> None:
+        """guide.fv-recovery: the crashed broker back without data loss."""
+        if not self.acked or self.outcome.get("fv_c2") != "dead":
+            return
+        n = records_in_topic(self.t, self.L, "fv_c2")
+        ok = alive(self.t, self.L, "fv_c2") and n >= self.acked["fv_c2"] \
+            and not leftovers(self.t, self.L, "fv_c2")
+        self.rec.verdict("FV-8r", "guide.fv-recovery", "reproduced" if ok else "differs", tr="-",
+                         lab=f"broker 1 {'alive' if alive(self.t, self.L, 'fv_c2') else 'dead'}; "
+                             f"{n} of {self.acked['fv_c2']} acknowledged records in the topic",
+                         why="Stopping the process that held the files released them; the "
+                             "restarted broker deleted the leftover directory and caught up.",
+                         action="Find the holder (lsof on the log dir), stop it, restart the "
+                                "broker; then move the volume to NFSv4.1 with preserve-unlink.")

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 from .. import broker_config
 from ..measure import omb_log
+from ..omb import parse_workload
 from ..omb.runner import SCALE_ENV
 
 OMB_HOME = "/opt/benchmark"
@@ -68,6 +69,7 @@ class Run:
     result: dict | None = None      # OMB's TestResult JSON (None when only planned)
     series: omb_log.Run = field(default_factory=omb_log.Run)
     result_path: str | None = None
+    target_rate: float = 0.0        # the publish rate asked for (workload x lab scale), msg/s
 
     @property
     def planned(self) -> bool:
@@ -106,14 +108,25 @@ class Run:
                 "consume": sum(s.consume_rate for s in bench) / n,
                 "latency_avg_ms": sum(s.latency_avg for s in bench) / n}
 
-    def load(self, target_rate: float) -> dict:
+    def load(self, target_rate: float | None = None) -> dict:
         """This run as a load record's run (Recorder.load): the publish rate it was asked
-        for and the one it achieved, the consume rate and latency beside them."""
+        for (default: the workload's producerRate times the lab scale) and the one it
+        achieved, the consume rate and latency beside them."""
         r = self.rates()
+        target_rate = self.target_rate if target_rate is None else target_rate
         return {"name": self.name, "unit": "msg/s", "target": round(target_rate, 1),
                 "achieved": round(r.get("publish", 0.0), 1),
                 "consume_achieved": round(r.get("consume", 0.0), 1),
                 "publish_latency_avg_ms": round(r.get("latency_avg_ms", 0.0), 1)}
+
+
+def asked_rate(files: dict[str, str], scale: dict | None) -> float:
+    """The publish rate a run is asked for: its workload file's producerRate, times the lab
+    scale's ``rate``."""
+    text = next((v for k, v in files.items() if k.startswith("workloads/")), None)
+    if text is None:
+        return 0.0
+    return parse_workload(text).producerRate * ((scale or {}).get("rate") or 1.0)
 
 
 def place(t, client: str, files: dict[str, str]):
@@ -128,7 +141,7 @@ def run(t, client: str, name: str, command: str, files: dict[str, str],
     placed = place(t, client, files)
     r = t.run_snippet(command, client, env=scale_env(scale), timeout=timeout,
                       needs=[*placed, *([needs] if needs else [])])
-    out = Run(name, r)
+    out = Run(name, r, target_rate=asked_rate(files, scale))
     if r.planned:
         return out
     if not r.ok:
@@ -250,3 +263,26 @@ def excerpt(stdout: str, periods: int = 2) -> str:
             keep.append(line)
     flush()
     return "\n".join(keep)
+
+
+THROUGHPUT_BOUND = ("The workload's producerRate is a ceiling far above what the cluster "
+                    "carries, as in the TR: the runs go as fast as the cluster accepts, so "
+                    "they do not hold their rate and their latency is queueing.")
+
+
+def throughput_verdict(rec, proc_id: str, claim: str, tr: str, lab, held: bool,
+                       what: str) -> None:
+    """A TR throughput figure measured on AWS or an A900: never reproducible on one 2-core
+    machine; the lab's own figure stands beside it, with why."""
+    rec.verdict(proc_id, claim, "not-reproducible-at-lab-scale", tr=tr, lab=lab,
+                load_held=held,
+                why=f"{what} The lab runs the same workload and drivers on one 2-core machine "
+                    "with local disks behind its NFS layer: it shows that they run and how far "
+                    "its own runs spread, not what the TR's hardware carries."
+                    + ("" if held else " " + THROUGHPUT_BOUND),
+                action="Run this chapter's benchmark on your own cluster (the target "
+                       "parameter) and compare with the TR's figure there.")
+
+
+def held(loads: list[dict], threshold: float = 0.95) -> bool:
+    return bool(loads) and all(r["achieved"] >= threshold * r["target"] for r in loads)

@@ -417,7 +417,7 @@ class Preflight:
                           "answer)", seen["broker"], show=False)
         return rows
 
-    def verdicts(self, rows: list[Row]) -> dict[str, str]:
+    def cluster_verdicts(self, rows: list[Row]) -> dict[str, str]:
         """The audit's table and a verdict per cluster."""
         record(self.rec, "PRE-1", "Preflight audit: one row per broker log directory", rows)
         verdicts = {c: cluster_verdict([r for r in rows if r.cluster == c])
@@ -442,3 +442,34 @@ class Preflight:
         print(verdicts)
         if after is not None:
             print({c: cluster_verdict([r for r in after if r.cluster == c]) for c in verdicts})
+
+    def verdicts(self, verdicts: dict[str, str], after: list[Row] | None) -> None:
+        """guide.preflight: the audit fails the TR-like NFSv3 cluster and passes the fixed
+        one, and PRE-2 makes the failing one safe in place; fv.fix-versions: what the audit
+        can and cannot check of the TR's version requirements on this target."""
+        if not verdicts:
+            return
+        fixed = {c: cluster_verdict([r for r in after if r.cluster == c])
+                 for c in verdicts} if after else {}
+        unsafe = [c for c, v in verdicts.items() if v == "unsafe"]
+        ok = bool(unsafe) and all(fixed.get(c) == "safe" for c in unsafe)
+        self.rec.verdict("PRE-2", "guide.preflight", "reproduced" if ok else
+                         ("not-measured" if after is None else "differs"), tr="-",
+                         lab="before PRE-2: " + ", ".join(f"{c} {v}" for c, v in verdicts.items())
+                             + ("; after: " + ", ".join(f"{c} {v}" for c, v in fixed.items())
+                                if fixed else "; PRE-2 not run"),
+                         why="The audit reads ONTAP's preserve-unlink setting and each mount's "
+                             "NFS version, and PRE-2 changes both in place, one broker at a "
+                             "time." if ok else "PRE-2 did not run or did not make every "
+                             "failing cluster safe.",
+                         action="Run the preflight chapter against your own inventory before "
+                                "putting Kafka on NFS, and again after any storage change.")
+        self.rec.verdict("PRE-1", "fv.fix-versions", "not-measured",
+                         tr="ONTAP 9.12.1, NFSv4.1, a RHEL 8.7 or 9.1 client",
+                         lab="ONTAP stand-in reports 9.12.1; the lab's NFS client is its own "
+                             "FUSE layer, not a RHEL kernel",
+                         why="The lab checks the ONTAP setting and the NFS version; the client "
+                             "kernel's own fix can only be checked on real brokers (the audit "
+                             "reports it there).",
+                         action="Run the audit on your brokers: it names the kernel release "
+                                "each one runs.")

@@ -30,6 +30,7 @@ class Sizing:
         """From one measurement to the whole table, and what each broker's storage gets."""
         aggregate = sizing.storage_aggregate_from_measurement(measured_gbps, measured_rf)
         rows = sizing.table(measured_gbps, measured_rf, rfs)
+        self.computed_table = {r: g for r, g in rows}
         print(f"storage aggregate = {measured_gbps} GBps x {measured_rf} = {aggregate:.1f} GBps")
         self.rec.table("SIZ-1", "Producer throughput ceiling by replication factor",
                        ["Replication factor", "Computed (GBps)", "Published in TR-4947 (GBps)"],
@@ -128,6 +129,33 @@ class Sizing:
                             "two CPU cores: when producers stay well below the storage ceiling, "
                             "CPU, not storage, is the limit, and the formula (which counts only "
                             "storage writes) does not bind.")
+        self.producers, self.ceiling3 = kafka_mbs, ceiling3
         bound = "storage" if kafka_mbs.high >= 0.8 * ceiling3 else "not storage (CPU or network)"
         print(f"storage measured on {len(self.t.cluster(cluster).brokers)} brokers; producers' "
               f"limit on this target: {bound}")
+
+    def verdicts(self) -> None:
+        table = getattr(self, "computed_table", {})
+        same = all(round(table.get(r, -1), 1) == v for r, v in TR_TABLE.items())
+        self.rec.verdict("SIZ-1", "siz.a900-table", "reproduced" if same else "differs",
+                         tr="RF 3 3.4, RF 2 5.1, RF 1 10.2 GBps",
+                         lab=", ".join(f"RF {r} {g:.1f}" for r, g in sorted(table.items(),
+                                                                              reverse=True)),
+                         why="The formula applied to the one measured figure (3.4 GBps at RF "
+                             "3) gives the published table exactly: only RF 3 was measured.",
+                         action="Measure your own storage's write throughput (SIZ-1's write "
+                                "test) and derive your table from it.")
+        self.rec.verdict("SIZ-1", "siz.formula", "reproduced",
+                         tr="t_storage = t_cluster / #brokers x r",
+                         lab="recomputed from the TR's figures (computed, no measurement)",
+                         why="The formula's arithmetic holds for the TR's figures; it counts "
+                             "only storage writes.",
+                         action="Check the other limits too: network, CPU, client count.")
+        if getattr(self, "producers", None) is not None:
+            bound = self.producers.high <= self.ceiling3 * 1.05
+            self.rec.verdict("SIZ-1", "guide.siz-bound", "reproduced" if bound else "differs",
+                             tr="-", lab=self.producers.as_dict("MB/s", 1),
+                             why=f"Producers reached {self.producers.fmt(1)} MB/s against a "
+                                 f"storage-derived ceiling of {self.ceiling3:.1f} MB/s at RF 3.",
+                             action="Treat the formula as an upper bound; the real limit may "
+                                    "be lower.")

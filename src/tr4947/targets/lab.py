@@ -61,6 +61,9 @@ class LabTarget(Target):
     def __init__(self, inventory: Inventory, echo: bool = True):
         check_lab_addresses(inventory)
         super().__init__(inventory, confirm=True, echo=echo)
+        # The inventory as written: a running lab's hosts may differ (another Kafka release),
+        # which the Lab applies to this view; a fresh bring-up starts from the file again.
+        self._written = {name: dict(h.vars) for name, h in inventory.hosts.items()}
         from ..lab import Lab
         self.lab = Lab(inventory, echo=None)
         self._brought_up = False
@@ -109,10 +112,14 @@ class LabTarget(Target):
         ``kafka_version``: ``clusters`` run that Kafka release instead of the lab's (hosts
         are built for it, so a running lab is taken down first, as with ``fresh``)."""
         was_up = bool(self.lab.running())
-        if kafka_version:
-            for name, values in self.lab.use_kafka_version(clusters, kafka_version).items():
+        fresh = fresh or bool(kafka_version)
+        if fresh or not was_up:
+            for name, values in self._written.items():
+                self.inventory.hosts[name].vars.clear()
                 self.inventory.hosts[name].vars.update(values)
-            fresh = True
+            self.lab.forget_host_vars()
+        if kafka_version:
+            self.lab.use_kafka_version(clusters, kafka_version)
         if fresh and was_up:
             self.lab.down()
             was_up = False
