@@ -15,8 +15,8 @@ $TR4947_TARGET; opened once for the whole runbook) and each chapter (tr4947.runb
    results: the run record (records plus provenance, with the parameters papermill injected)
    and the executed notebook (tr4947.runbook.store). A failed run leaves the previous results
    in place and says so.
-5. **Reset** the target: on the lab, whatever still runs is taken down, so each chapter
-   starts on a lab that is down (a real target is left as it is).
+5. **Reset** the target: a lab the chapter found down is taken down again, whatever the
+   chapter left running (a lab that was already up, and a real target, are left as they are).
 """
 from __future__ import annotations
 
@@ -151,6 +151,9 @@ class Runner:
         params = self.parameters(chapter, given)
         started = record.now()
         t0 = time.monotonic()
+        # A lab that was up before the chapter (the reader's own `lab up`, another run) is
+        # left up afterwards; one the chapter brought up goes down with it.
+        was_up = self.target.running()
         try:
             try:
                 said = self.provision(chapter, params)
@@ -178,7 +181,8 @@ class Runner:
                 outcome = self.fail(chapter, run_id, t0, executed,
                                     f"{type(exc).__name__}: {last}")
         finally:
-            self.reset()
+            if not was_up:
+                self.reset()
         if outcome.status == "ran":
             shutil.rmtree(stage, ignore_errors=True)
             self.say(f"  done in {outcome.seconds:.0f}s (run {run_id})")
@@ -233,8 +237,8 @@ class Runner:
         return Outcome(chapter.name, "failed", seconds, run_id, error)
 
     def reset(self) -> None:
-        """Each chapter starts on a lab that is down: whatever a chapter left running (also
-        one that failed half way) goes now. A real target is left alone."""
+        """A chapter that found the lab down leaves it down: whatever it left running (also
+        when it failed half way) goes now. A real target is left alone."""
         from ..targets import playbooks
         # A kernel killed during a play leaves its Ansible artifacts (with the play's
         # environment) in memory; they go now, not at the next play.

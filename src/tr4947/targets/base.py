@@ -268,6 +268,10 @@ class Target(KafkaOperations):
         alone (an operator decides). Returns what was done, '' for nothing."""
         return ""
 
+    def running(self) -> bool:
+        """Whether a built target (the lab) is up now; a real target is always there."""
+        return False
+
     # --- running ------------------------------------------------------------------------------
     def run(self, command: str | list[str], host: str, *, read_only: bool = False,
             timeout: float = DEFAULT_TIMEOUT, check: bool = False,

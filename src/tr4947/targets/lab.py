@@ -140,6 +140,9 @@ class LabTarget(Target):
             return "lab: taken down (the chapter found it down)"
         return "lab: left running (it was running before the chapter)"
 
+    def running(self) -> bool:
+        return bool(self.lab.running())
+
     def reset(self) -> str:
         self.close()
         if self.lab.records():
