@@ -209,7 +209,7 @@ def replace_broker_1(t, C: Cluster, isr_timeout: float) -> Replacement:
     C.brokers[0], C.spare = new, old
     C.rounds += 1
     rep = Replacement(C.name, C.rounds, old.name, new.name, started, complete, copied, r,
-                      extra={"fenced_after": fenced - killed})
+                      extra={"fenced_after": fenced - killed, "killed": killed})
     measure_log(t, C, rep)
     rep.extra["step_seconds"] = time.monotonic() - t0
     return rep
@@ -277,6 +277,8 @@ class BrokerRecovery:
             for _ in range(repeats):
                 for c, C in CL.items():
                     r = replace_broker_1(self.t, C, isr_timeout_s)
+                    self.rec.measured(r.isr_complete - r.extra["killed"], f"REC-3 {c} round "
+                                      f"{r.round}")
                     r.extra.update(size=size, held=self.sizes[size][c],
                                    committed_before=before[c])
                     self.replacements.append(r)

@@ -204,6 +204,7 @@ class CpuUtilization:
         print("warm-up run: " + ("planned" if any(w.planned for w in warm.values())
                                  else "done on both (not measured)"))
         self.baseline = idle_both(self.t, idle_s, self.clients)
+        self.rec.measured(idle_s, "CPU-2 idle baselines")
         for c, b in self.baseline.items():
             print(f"{c} brokers idle: " + (", ".join(f"{h} {v:.1f}%" for h, v in b.items())
                                            or "planned"))

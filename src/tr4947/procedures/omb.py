@@ -114,7 +114,12 @@ class Run:
         achieved, the consume rate and latency beside them."""
         r = self.rates()
         target_rate = self.target_rate if target_rate is None else target_rate
+        try:
+            window = round(self.window().seconds, 1)
+        except (ValueError, AttributeError):
+            window = None
         return {"name": self.name, "unit": "msg/s", "target": round(target_rate, 1),
+                "window_s": window,
                 "achieved": round(r.get("publish", 0.0), 1),
                 "consume_achieved": round(r.get("consume", 0.0), 1),
                 "publish_latency_avg_ms": round(r.get("latency_avg_ms", 0.0), 1)}

@@ -146,6 +146,9 @@ class Recorder:
             out.append({**r, "ratio": round(achieved / target, 4) if target else None,
                         "held": bool(target) and achieved >= HELD * target})
         held = sum(r["held"] for r in out)
+        for r in out:
+            if r.get("window_s"):
+                self.measured(r["window_s"], f"{proc_id} {r['name']}")
         self._add(Record(proc_id, "load", title, {"runs": out, "threshold": HELD}),
                   f"[load] {title}: {held} of {len(out)} run(s) held >= {HELD:.0%} of their "
                   "target rate" + "".join(
@@ -169,6 +172,13 @@ class Recorder:
             "action": action, "load_held": load_held}),
             f"[verdict] {claim}: {verdict} (TR: {tr}; lab: {lab})")
 
+    def measured(self, seconds: float, what: str) -> None:
+        """Time spent inside a measurement window (a benchmark phase, an idle baseline, a
+        timed recovery): the runner sums it into the run's timing, so a bench can say how
+        much of a chapter's time goes to measuring and how much around it. Not a record:
+        nothing is shown."""
+        self._append({"measured": {"seconds": round(float(seconds), 2), "what": what}})
+
     def finish(self) -> Path:
         self._append({"finished": now()})
         return self.path
@@ -190,7 +200,7 @@ def start(notebook: str, chapter: str, target: str, directory: str | Path,
 def read(path: Path) -> dict[str, Any]:
     """A records.jsonl back as {header, records, finished}: ``finished`` is None for a run
     that did not reach its end."""
-    header, records, finished = None, [], None
+    header, records, finished, measured = None, [], None, []
     for line in Path(path).read_text().splitlines():
         obj = json.loads(line)
         if "header" in obj:
@@ -199,11 +209,13 @@ def read(path: Path) -> dict[str, Any]:
             records.append(obj["record"])
         elif obj.get("kind") == "computed":
             header["kind"] = "computed"
+        elif "measured" in obj:
+            measured.append(obj["measured"])
         elif "finished" in obj:
             finished = obj["finished"]
     if header is None:
         raise ValueError(f"{path}: no header line")
-    return {"header": header, "records": records, "finished": finished}
+    return {"header": header, "records": records, "finished": finished, "measured": measured}
 
 
 def text_table(title: str, header: list[str], rows: list[list[str]]) -> str:

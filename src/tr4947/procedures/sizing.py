@@ -76,6 +76,7 @@ class Sizing:
                 self.rec.show("SIZ-1", "Storage write test (planned)", results[0])
                 return None
             writes = [storage_write.parse_dd(r.output) for r in results]
+            self.rec.measured(max(r.duration for r in results), f"SIZ-1 write round {i + 1}")
             rounds.append((results, writes, storage_write.concurrent_rate(writes)))
             print(f"round {i + 1}: " + ", ".join(f"{h} {w.mb_per_s:.1f} MB/s"
                                                  for h, w in zip(brokers, writes))
@@ -115,6 +116,7 @@ class Sizing:
                                    self.t.hosts("clients")[0].name, check=True,
                                    BOOTSTRAP=self.t.cluster(cluster).bootstrap(),
                                    NUM_RECORDS=max(10000, int(records * scale)), timeout=1800)
+            self.rec.measured(r.duration, f"SIZ-1 producer check {i + 1}")
             final = [line for line in r.stdout.splitlines() if "99.9th" in line][-1]
             # The tool's MB are MiB.
             checks.append(float(final.split("(")[1].split(" MB/sec")[0]) * 1.048576)

@@ -185,18 +185,23 @@ class Runner:
                 self.reset()
         if outcome.status == "ran":
             shutil.rmtree(stage, ignore_errors=True)
-            self.say(f"  done in {outcome.seconds:.0f}s (run {run_id})")
+            timing = (store.committed(self.label, chapter.name, self.results) or {}) \
+                .get("run", {}).get("timing", {})
+            self.say(f"  done in {outcome.seconds:.0f}s (run {run_id}; measuring "
+                     f"{timing.get('measured_s', 0):.0f}s of it)")
         return outcome
 
     def provision(self, chapter: Chapter, params: dict) -> str:
         spec = context.provision_spec(chapter.declaration,
                                       {**defaults(chapter.path), **params,
                                        "target": self.label})
+        self._provision_s = 0.0
         if not spec:
             return ""
         t0 = time.monotonic()
         said = context.provision(self.target, spec)
-        self.say(f"  provisioned in {time.monotonic() - t0:.0f}s: {said}")
+        self._provision_s = time.monotonic() - t0
+        self.say(f"  provisioned in {self._provision_s:.0f}s: {said}")
         return said
 
     def keep(self, chapter: Chapter, run_id: str, stage: Path, executed: Path,
@@ -225,6 +230,12 @@ class Runner:
                "run": provenance.provenance(run_id, inputs, header["kind"], started,
                                             record.now(), self.target.stand_ins()),
                "records": recs["records"]}
+        # Where the chapter's time went: provisioning, the notebook, and inside it the
+        # measurement windows the procedures reported (benchmark phases, idle baselines,
+        # timed recoveries). bench/runbook_bench.py sums these.
+        doc["run"]["timing"] = {
+            "total_s": round(seconds, 1), "provision_s": round(self._provision_s, 1),
+            "measured_s": round(sum(m["seconds"] for m in recs["measured"]), 1)}
         store.save(self.label, chapter.name, doc, executed, self.results)
         return Outcome(chapter.name, "ran", seconds, run_id)
 
