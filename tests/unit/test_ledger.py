@@ -1,0 +1,60 @@
+"""The claims ledger and the chapters' verdict blocks come from verdict records only: a
+verdict changes the row, a claim nobody judged says so, a verdict for an unknown claim is an
+error, and another target's verdicts get a column of their own."""
+from __future__ import annotations
+
+import pytest
+
+from tr4947.results import ledger
+
+CLAIMS = [
+    {"id": "rec.speedup", "page": "broker-recovery", "section": "rec-3", "tr": "9x",
+     "statement": {"en": "NFS replaces a broker faster.", "fr": "NFS remplace plus vite.",
+                   "ja": "NFS は速い。"}},
+    {"id": "fv.crash-nfsv3", "page": "functional-validation", "section": "fv-7",
+     "tr": "broker dead", "statement": {"en": "NFSv3 brokers die.", "fr": "Ils meurent.",
+                                        "ja": "停止する。"}},
+]
+
+
+def doc(target, verdicts, kind="lab"):
+    return {"chapter": "broker-recovery", "run": {"id": f"run-{target}", "target": target,
+                                                  "kind": kind},
+            "records": [{"id": "REC-3", "kind": "verdict", "title": c,
+                         "data": {"claim": c, "verdict": v, "tr": "9x",
+                                  "lab": {"median": 1.4, "low": 1.2, "high": 1.6, "n": 3,
+                                          "unit": "x"},
+                                  "why": "because", "action": "do this", "load_held": held}}
+                        for c, v, held in verdicts]}
+
+
+def test_a_row_per_claim_and_the_verdict_from_its_record():
+    rs = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "differs", None)])])
+    text = ledger.ledger(rs)
+    assert text.count("\na|xref:") == 2
+    assert "[.verdict-differs]#differs#" in text and "1.4 x (1.2–1.6, n=3)" in text
+    assert "no run yet" in text                     # fv.crash-nfsv3: nobody judged it
+    assert "2 claims: 1 differs." in text
+    rs = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "reproduced", True)])])
+    assert "[.verdict-reproduced]#reproduced#" in ledger.ledger(rs)
+
+
+def test_a_verdict_for_an_unknown_claim_is_an_error():
+    with pytest.raises(ValueError, match="'rec.nope', which claims.yaml does not list"):
+        ledger.rows(CLAIMS, [doc("lab", [("rec.nope", "differs", None)])])
+
+
+def test_another_targets_verdicts_get_their_own_column():
+    rs = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "not-measured", False)]),
+                              doc("my-aff", [("rec.speedup", "reproduced", True)], "real")])
+    text = ledger.ledger(rs)
+    assert "Verdict on `my-aff`" in text
+    assert "not measured# (rate not held)" in text and "#reproduced#" in text
+
+
+def test_the_verdict_block_shows_its_pages_claims_in_the_editions_language():
+    rs = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "differs", None)])])
+    block = ledger.verdict_block(rs, "broker-recovery", "fr", t=lambda s: f"«{s}»")
+    assert "<<rec-3,NFS remplace plus vite.>>" in block and "«différ" not in block
+    assert "«differs»" in block and "«do this»" in block and "NFSv3" not in block
+    assert ledger.verdict_block(rs, "sizing") == ""
