@@ -143,10 +143,26 @@ def allowed_values(schema: dict) -> str:
     elif hi is not None:
         text += (" below " if "exclusiveMaximum" in schema else " of at most ") + str(hi)
     if schema.get("type") == "array" and "items" in schema:
-        text += " of " + allowed_values(schema["items"]).replace("a whole number", "whole numbers")
+        item = allowed_values(schema["items"])
+        for one, many in (("a whole number", "whole numbers"), ("a number", "numbers"),
+                          ("text", "texts")):
+            item = item.replace(one, many, 1) if item.startswith(one) else item
+        text += " of " + item
     if schema.get("type") == "object" and "properties" in schema:
         text += " with keys " + ", ".join(schema["properties"])
     return text
+
+
+def _at(schema: dict, path) -> dict:
+    """The part of ``schema`` that describes the value at ``path`` (list index, mapping key)."""
+    for step in path:
+        if isinstance(step, int) and "items" in schema:
+            schema = schema["items"]
+        elif isinstance(step, str) and step in schema.get("properties", {}):
+            schema = schema["properties"][step]
+        else:
+            break
+    return schema
 
 
 def check_parameters(chapter: "Chapter | Path", parameters: dict) -> None:
@@ -174,7 +190,7 @@ def check_parameters(chapter: "Chapter | Path", parameters: dict) -> None:
         if errors:
             where = "".join(f"[{p!r}]" for p in errors[0].path)
             wrong.append(f"-p {name}={value!r}: {name}{where} takes "
-                         f"{allowed_values(sch[name])} ({errors[0].message}; default "
-                         f"{declared[name].get('default')})")
+                         f"{allowed_values(_at(sch[name], errors[0].path))} "
+                         f"({errors[0].message}; default {declared[name].get('default')})")
     if wrong:
         raise RunbookError(f"{path.stem}: " + "; ".join(wrong))
