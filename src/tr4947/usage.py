@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-USAGE_ERROR, FAILED, INTERRUPTED = 2, 1, 130
+USAGE_ERROR, FAILED = 2, 1
 
 
 class Parser(argparse.ArgumentParser):

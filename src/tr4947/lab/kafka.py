@@ -197,10 +197,6 @@ def quorum_voters(controllers: Iterable[Node]) -> str:
     return ",".join(f"{c.node_id}@{c.address}:{c.port}" for c in controllers)
 
 
-def bootstrap_servers(brokers: Iterable[Node]) -> str:
-    return ",".join(b.bootstrap for b in brokers)
-
-
 def _fmt(v) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
 

@@ -44,10 +44,6 @@ class AggregateEfficiency:
     def computed_ratio(self) -> float:
         return self.logical / self.physical if self.physical else 1.0
 
-    @property
-    def saved_percent(self) -> float:
-        return 100.0 * (1 - self.physical / self.logical) if self.logical else 0.0
-
 
 def parse_aggregate_efficiency(text: str) -> list[AggregateEfficiency]:
     """Blocks of ``storage aggregate show-efficiency -instance`` (``Name: value`` lines)."""

@@ -33,7 +33,6 @@ MARKERS = [
     ("Start draining backlog", "drain"),
     ("Completed backlog draining", "mixed"),
 ]
-PHASES = ("warmup", "steady", "producer-only", "drain", "mixed")
 START = "Starting benchmark traffic"
 END = "----- Aggregated Pub Latency"
 

@@ -57,9 +57,6 @@ class ResultSet(list):
             r.check()
         return self
 
-    def by_host(self) -> dict[str, Result]:
-        return {r.host: r for r in self}
-
     def __str__(self) -> str:
         return "\n".join(f"[{r.host}]\n{r.transcript()}" for r in self)
 

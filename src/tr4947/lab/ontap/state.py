@@ -152,14 +152,6 @@ class Cluster:
                 return self.vservers[lif.vserver]
         raise LookupError(f"no data LIF answers on {address}")
 
-    def volume_at(self, vserver: str, junction: str) -> Volume:
-        junction = "/" + junction.strip("/")
-        for vol in self.volumes.values():
-            if vol.vserver == vserver and vol.junction_path == junction:
-                return vol
-        raise LookupError(f"no volume of vserver {vserver} is mounted at junction {junction}")
-
-
 # --- names -------------------------------------------------------------------------------------
 # ONTAP's naming rules for the objects the stand-in creates or looks up by name.
 # * Volumes: "The name of volume must start with an alphabetic character (a to z or A to Z) or
