@@ -48,6 +48,19 @@ class Spread:
                 "high": round(self.high, digits), "n": self.n, "unit": unit}
 
 
+def ratio(numerator: Spread, denominator: Spread, unit: str, digits: int = 2) -> dict:
+    """The ratio of two figures' medians, as a verdict carries it (no range: the runs of the
+    two cases are not paired)."""
+    return {"median": round(numerator.median / denominator.median, digits)
+            if denominator.median else None, "low": None, "high": None,
+            "n": min(numerator.n, denominator.n), "unit": unit}
+
+
+def single(value: float, unit: str, digits: int = 1) -> dict:
+    """One run's figure, as a verdict carries it."""
+    return {"median": round(value, digits), "low": None, "high": None, "n": 1, "unit": unit}
+
+
 def spread(values) -> Spread:
     vals = tuple(float(v) for v in values)
     if not vals:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import broker_config
 from ..targets import playbooks
+from ..measure.spread import single
 from . import omb
 from . import preflight as pf
 from .context import ChapterRun
@@ -180,8 +181,7 @@ class AffPerformance:
             omb.throughput_verdict(
                 self.rec, "AFF-5", "aff.steady-state", "over 3.4 GBps 'for both producer and "
                 "consumers' (8 brokers, RF 3)",
-                {"median": round(s["publish_mean"], 1), "low": None, "high": None, "n": 1,
-                 "unit": "MiB/s (producers)"}, omb.held([steady.load()]),
+                single(s["publish_mean"], "MiB/s (producers)"), omb.held([steady.load()]),
                 "One steady-state run on three lab brokers.")
         backlog = getattr(self, "backlog_run", None)
         if backlog is not None and not backlog.planned:
@@ -190,12 +190,10 @@ class AffPerformance:
             loads = [backlog.load()]
             omb.throughput_verdict(
                 self.rec, "AFF-6", "aff.producer-peak", "4.03 GBps producer peak",
-                {"median": round(pub, 1), "low": None, "high": None, "n": 1,
-                 "unit": "MiB/s (producer-only phase peak)"}, omb.held(loads),
+                single(pub, "MiB/s (producer-only phase peak)"), omb.held(loads),
                 "One backlog run.")
             omb.throughput_verdict(
                 self.rec, "AFF-6", "aff.consumer-peak", "over 20 GBps consumer peak",
-                {"median": round(con, 1), "low": None, "high": None, "n": 1,
-                 "unit": "MiB/s (drain phase peak)"}, omb.held(loads),
+                single(con, "MiB/s (drain phase peak)"), omb.held(loads),
                 "One backlog run; its backlog fits in this machine's page cache, so its "
                 "consumers read no evicted data from storage.")

@@ -365,7 +365,7 @@ class BrokerRecovery:
 
     def verdicts(self) -> None:
         """The TR's recovery claims beside the replacements measured here."""
-        from ..measure.spread import spread
+        from ..measure.spread import ratio, spread
         reps = self.replacements
         if not reps or not hasattr(self, "times"):
             return
@@ -403,8 +403,7 @@ class BrokerRecovery:
         apart = not d.overlaps(n, 1)
         rec.verdict("REC-3", "rec.speedup", "not-reproducible-at-lab-scale",
                     tr="almost nine times faster on NFS (1 TB per broker)",
-                    lab={"median": round(d.median / n.median, 2), "low": None, "high": None,
-                         "n": min(d.n, n.n), "unit": "x (DAS / NFS, until ISR complete)"},
+                    lab=ratio(d, n, "x (DAS / NFS, until ISR complete)"),
                     why=f"At {self.sizes[big]['das'] / 1e9:.2f} GB per broker DAS took "
                         f"{d.fmt(1)} s and NFS {n.fmt(1)} s until the ISR was complete"
                         + (" (ranges apart)" if apart else " (ranges overlap)")

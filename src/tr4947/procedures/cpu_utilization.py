@@ -391,6 +391,7 @@ class CpuUtilization:
     def verdicts(self, rates: list[int]) -> None:
         if not self.runs:
             return
+        from ..measure.spread import ratio
         from .record import HELD
         by, spread = self._by(rates)
         lo, hi = rates[0], rates[-1]
@@ -441,9 +442,7 @@ class CpuUtilization:
             verdict, why = "differs", f"NFS {n.fmt(1)} against DAS {d.fmt(1)}, ranges apart."
         self.rec.verdict("CPU-2", "cpu.one-third", verdict,
                          tr="almost one-third less CPU on NFS",
-                         lab={"median": round(n.median / d.median, 2) if d.median else None,
-                              "low": None, "high": None, "n": min(n.n, d.n),
-                              "unit": "x (NFS with its client / DAS, highest lab rate)"},
+                         lab=ratio(n, d, "x (NFS with its client / DAS, highest lab rate)"),
                          load_held=all_held, why=why,
                          action="Treat the TR's CPU saving as specific to its hardware until "
                                 "measured on yours.")

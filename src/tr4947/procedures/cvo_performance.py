@@ -9,7 +9,7 @@ disks and one on NFS volumes, alternating, several times each.
 from __future__ import annotations
 
 from .. import broker_config, paths
-from ..measure.spread import series, spread
+from ..measure.spread import ratio, series, spread
 from ..omb import parse_driver, parse_workload
 from ..omb.driver import consumer_config, producer_config
 from . import omb
@@ -322,8 +322,7 @@ class CvoPerformance:
                     self.rec, "CVO-8", claim,
                     f"{layout} {tr[layout]} MBps, EC2 instance storage "
                     f"{tr['EC2 instance storage']} MBps ({kind} driver)",
-                    {"median": round(n.median / d.median, 2), "low": None, "high": None,
-                     "n": min(n.n, d.n), "unit": "x (lab NFS / DAS, medians)"},
+                    ratio(n, d, "x (lab NFS / DAS, medians)"),
                     omb.held([r.load() for r in das + nfs]),
                     f"Lab NFS {n.fmt(1)} and DAS {d.fmt(1)} MiB/s"
                     + (" (ranges overlap)." if d.overlaps(n, 1) else " (ranges apart)."))

@@ -3,7 +3,7 @@ volumes, at replication factor 1 and 3, several runs each."""
 from __future__ import annotations
 
 from .. import broker_config, paths
-from ..measure.spread import series, spread
+from ..measure.spread import ratio, series, spread
 from ..omb import parse_driver
 from . import fsx, omb, performance
 from . import preflight as pf
@@ -187,8 +187,7 @@ class FsxPerformance:
             three = spread(r.summary()["total_mean"] for r in done[(3, "throughput")])
             omb.throughput_verdict(
                 self.rec, "FSX-6", "fsx.rf-ratio", "RF 3 reaches about a third of RF 1",
-                {"median": round(three.median / one.median, 2), "low": None, "high": None,
-                 "n": min(one.n, three.n), "unit": "x (RF 3 / RF 1, throughput driver)"},
+                ratio(three, one, "x (RF 3 / RF 1, throughput driver)"),
                 omb.held([r.load() for v in done.values() for r in v]),
                 f"The lab's RF 3 / RF 1 is {three.median / one.median:.2f} with the volumes "
                 f"taking {spread(r.copies for r in done[(3, 'throughput')]).median:.1f} copies "
