@@ -286,20 +286,19 @@ def apply_autosize(root: Path, volume: str, used: int):
     threshold, the volume grows (to bring it back under the threshold, by at least 5% of its
     size: modelled; ONTAP picks its increment itself) up to its maximum autosize. Returns the
     volume (None if it is gone)."""
-    from .ontap.commands import autosize_defaults, _round_4k
     vol = state.load(root).volumes.get(volume)
     if vol is None or vol.autosize_mode not in ("grow", "grow_shrink"):
         return vol
-    maximum, thr = autosize_defaults(vol)
+    maximum, thr = space.autosize_defaults(vol)
     if used * 100 <= vol.size * thr or vol.size >= maximum:
         return vol
     with state.transaction(root) as c:
         vol = c.volumes.get(volume)
         if vol is None:
             return None
-        maximum, thr = autosize_defaults(vol)
+        maximum, thr = space.autosize_defaults(vol)
         want = max(int(vol.size * 1.05), -(-used * 100 // thr) + 1)
-        new = min(maximum, _round_4k(want))
+        new = min(maximum, space.round_4k(want))
         if new > vol.size:
             log.info("autosize: %s grows from %d to %d bytes", volume, vol.size, new)
             vol.size = new

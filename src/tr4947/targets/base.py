@@ -40,10 +40,10 @@ import shlex
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .. import paths, secrets
+from .. import secrets
 from ..inventory import Host, Inventory
 from ..transports import ssh
-from .files import BACKUP_SUFFIX, plain_path
+from .files import BACKUP_SUFFIX, plain_path, snippet_path
 from .kafka import KafkaOperations
 from .result import Result, ResultSet, TargetError, now_iso
 
@@ -516,15 +516,6 @@ class Target(KafkaOperations):
 
     def __exit__(self, *exc):
         self.close()
-
-
-def snippet_path(path: str | Path) -> Path:
-    p = Path(path)
-    if not p.is_absolute() and not p.exists():
-        p = paths.SNIPPETS / p
-    if not p.exists():
-        raise FileNotFoundError(f"snippet {path} not found (looked in {paths.SNIPPETS})")
-    return p
 
 
 def _register_secrets(env: Mapping[str, object] | None) -> None:

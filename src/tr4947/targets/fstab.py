@@ -21,7 +21,7 @@ import ipaddress
 import re
 from typing import Mapping
 
-from .files import BACKUP_SUFFIX, plain_path
+from .files import BACKUP_SUFFIX, plain_path, snippet_path
 
 FSTAB = "/etc/fstab"
 LAB_RANGE = ipaddress.ip_network("198.18.0.0/15")
@@ -75,7 +75,6 @@ def entries(text: str) -> list[str]:
 
 def mount_points(snippet: str) -> list[str]:
     """The mount points of an fstab snippet (snippets/<path>), in its order."""
-    from .base import snippet_path
     return [line.split()[1] for line in entries(snippet_path(snippet).read_text())]
 
 

@@ -257,11 +257,6 @@ VOLUME_CREATE = [
 ]
 
 
-def _round_4k(n: int) -> int:
-    # "the specified number is rounded up to the nearest 4 KB" (volume size reference)
-    return -(-n // 4096) * 4096
-
-
 def _constituents(vol: state.Volume) -> int:
     return len(vol.aggregates) * vol.aggr_list_multiplier if vol.style == "flexgroup" else 1
 
@@ -468,7 +463,7 @@ def volume_create(ctx, a):
             aggr_list_multiplier=mult, junction_active=a.get("junction-active", True),
             comment=a.get("comment", ""), is_vsroot=False)
         # Without -size: ONTAP's documented 20MB default, per constituent for a FlexGroup.
-        vol.size = _round_4k(a["size"]) if "size" in a else MIN_FLEXVOL * _constituents(vol)
+        vol.size = space.round_4k(a["size"]) if "size" in a else MIN_FLEXVOL * _constituents(vol)
         problem = _size_problem(vol, vol.size)
         if problem:
             raise _fail(f'Unable to set volume attribute "size" for volume "{name}" on '
@@ -500,7 +495,7 @@ def _targets(c, a) -> list[state.Volume]:
 def _resize(c: state.Cluster, vol: state.Volume, rel: tuple[int, str | None], root) -> None:
     n, sign = rel
     new = vol.size + n if sign == "+" else vol.size - n if sign == "-" else n
-    new = _round_4k(max(0, new))
+    new = space.round_4k(max(0, new))
     problem = _size_problem(vol, new)
     if problem:
         raise _fail(f'Unable to set volume attribute "size" for volume "{vol.name}" on Vserver '
@@ -511,7 +506,7 @@ def _resize(c: state.Cluster, vol: state.Volume, rel: tuple[int, str | None], ro
     old = vol.size
     vol.size = new
     if vol.autosize_maximum and new > vol.autosize_maximum:
-        vol.autosize_maximum = _round_4k(int(new * 1.2))
+        vol.autosize_maximum = space.round_4k(int(new * 1.2))
     if new > old:
         _check_space(c, vol, root, creating=False)
 
@@ -613,14 +608,6 @@ def volume_size(ctx, a):
 # 98%). How the lab applies it (tr4947.lab.nfs4state.apply_autosize): when the used space
 # passes the threshold, the volume grows toward the maximum, as ONTAP's "grow on use" does.
 # The display text is modelled on ONTAP's.
-def autosize_defaults(vol: state.Volume) -> tuple[int, int]:
-    """(maximum bytes, grow threshold %) in effect."""
-    maximum = vol.autosize_maximum or _round_4k(int(vol.size * 1.2))
-    thr = vol.autosize_grow_threshold or (85 if vol.size < 20 * TiB // 1024
-                                          else 92 if vol.size < TiB else 98)
-    return maximum, thr
-
-
 @command("volume autosize", VOL_ONE + [
     P("maximum-size", "size", help="Maximum Autosize"),
     P("minimum-size", "size", help="Minimum Autosize"),
@@ -635,7 +622,7 @@ def volume_autosize(ctx, a):
         vol = _volume(c, vs.name, a["volume"])
         changes = set(a) - {"vserver", "volume"}
         if not changes:
-            maximum, thr = autosize_defaults(vol)
+            maximum, thr = space.autosize_defaults(vol)
             if vol.autosize_mode == "off":
                 return f'Volume autosize is currently OFF for volume "{vol.key}".'
             return (f'Volume autosize is currently ON for volume "{vol.key}".\n'
@@ -659,15 +646,15 @@ def volume_autosize(ctx, a):
                 raise _fail(f'Unable to set volume attribute "max-autosize" for volume '
                             f'"{vol.name}" on Vserver "{vol.vserver}". Reason: Maximum autosize '
                             "cannot be less than the current volume size.")
-            problem = _size_problem(vol, _round_4k(a["maximum-size"]))
+            problem = _size_problem(vol, space.round_4k(a["maximum-size"]))
             if problem:
                 raise _fail(problem)
-            vol.autosize_maximum = _round_4k(a["maximum-size"])
+            vol.autosize_maximum = space.round_4k(a["maximum-size"])
         if "minimum-size" in a:
-            vol.autosize_minimum = _round_4k(a["minimum-size"])
+            vol.autosize_minimum = space.round_4k(a["minimum-size"])
         if "mode" in a:
             if a["mode"] != "off" and not vol.autosize_maximum:
-                vol.autosize_maximum = _round_4k(int(vol.size * 1.2))
+                vol.autosize_maximum = space.round_4k(int(vol.size * 1.2))
             vol.autosize_mode = a["mode"]
         vol.autosize_grow_threshold, vol.autosize_shrink_threshold = grow, shrink
         return ""

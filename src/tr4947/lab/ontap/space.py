@@ -171,3 +171,18 @@ def measure(path: Path, dedupe: bool, compression: bool) -> Measurement:
                         stored = packed
                 physical += stored
     return Measurement(logical, physical, dd_saved, c_saved)
+
+
+def round_4k(n: int) -> int:
+    # "the specified number is rounded up to the nearest 4 KB" (volume size reference)
+    return -(-n // 4096) * 4096
+
+
+def autosize_defaults(vol) -> tuple[int, int]:
+    """(maximum bytes, grow threshold %) of a volume's autosize in effect: its own settings,
+    else ONTAP's defaults (120 % of the size; a threshold that rises with the size)."""
+    tib = 1024 ** 4
+    maximum = vol.autosize_maximum or round_4k(int(vol.size * 1.2))
+    thr = vol.autosize_grow_threshold or (85 if vol.size < 20 * tib // 1024
+                                          else 92 if vol.size < tib else 98)
+    return maximum, thr
