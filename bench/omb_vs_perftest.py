@@ -118,8 +118,8 @@ def bench(bootstrap: str, args) -> dict:
     for rnd in range(args.rounds):
         perfs.append(perf_once())
         res = run(workload, driver, bootstrap, output=False, echo=args.verbose,
-                  duration_override_seconds=args.duration, warmup_override_seconds=args.warmup,
-                  stats_period_seconds=args.period, producer_processes=args.processes,
+                  duration_s=args.duration, warmup_s=args.warmup,
+                  stats_period_s=args.period, producer_processes=args.processes,
                   drain_at_end=True)  # in-flight sends complete at the end: counts exact
         ombs.append(res.mean("publishRate") * args.record_size / 1024 / 1024)
         sent = res.totals["totalMessagesSent"]

@@ -54,7 +54,7 @@ def kafka():
 def test_produce_consume_counts_match_rate_held_and_result_file_is_valid(kafka, tmp_path):
     samples = []
     res = run(workload(), DRIVER, kafka.bootstrap, output_dir=tmp_path,
-              duration_override_seconds=6, warmup_override_seconds=10, stats_period_seconds=2,
+              duration_s=6, warmup_s=10, stats_period_s=2,
               drain_at_end=True, producer_processes=1, consumer_processes=1,
               progress=lambda e: samples.append(e) if e["event"] == "sample" else None)
     totals = res.totals
@@ -71,7 +71,7 @@ def test_produce_consume_counts_match_rate_held_and_result_file_is_valid(kafka, 
     assert data["aggregatedPublishLatency99pct"] > 0
     assert data["aggregatedEndToEndLatency50pct"] >= 0
     side = R.read_sidecar(f)
-    assert side["labScale"]["durationOverrideSeconds"] == 6
+    assert side["labScale"]["duration_s"] == 6
     assert side["labRun"]["totals"] == totals and len(side["samples"]) == 8
     assert any(line.startswith("Pub rate ") for line in (x.split(" - ", 1)[-1] for x in res.log))
 
@@ -95,8 +95,8 @@ def test_produce_consume_counts_match_rate_held_and_result_file_is_valid(kafka, 
 
 def test_backlog_phases_in_omb_order(kafka, tmp_path):
     res = run(workload(producerRate=20000, consumerBacklogSizeGB=1), DRIVER, kafka.bootstrap,
-              output=tmp_path / "backlog.json", backlog_gb_override=0.02,
-              duration_override_seconds=4, warmup_override_seconds=0, stats_period_seconds=0.5,
+              output=tmp_path / "backlog.json", backlog_gb=0.02,
+              duration_s=4, warmup_s=0, stats_period_s=0.5,
               drain_at_end=True)
     names = [p["phase"] for p in res.phases]
     assert names == ["setup", "producer-only", "drain", "mixed"]
@@ -146,8 +146,8 @@ def test_cli_runs_the_tr_command_shape(kafka, tmp_path):
         .replace("min.insync.replicas=2", "min.insync.replicas=1"))
     cp = benchmark_cli("--drivers", "driver-kafka/kafka-throughput.yaml",
                        "workloads/1-topic-4-partitions-1kb.yaml", "--bootstrap", kafka.bootstrap,
-                       "--duration-override-seconds", "2", "--warmup-override-seconds", "0",
-                       "--stats-period-seconds", "2", cwd=tmp_path)
+                       "--duration-s", "2", "--warmup-s", "0",
+                       "--stats-period-s", "2", cwd=tmp_path)
     assert cp.returncode == 0, cp.stdout[-3000:] + cp.stderr[-3000:]
     assert "Pub rate" in cp.stdout and "Writing test result into" in cp.stdout
     out = list(tmp_path.glob("1-topic-4-partitions-1kb-Kafka-*.json"))
@@ -187,7 +187,7 @@ def test_omb_on_the_lab_client_through_the_target(tmp_path):
         tr = ("cd /opt/benchmark\nbin/benchmark --drivers driver-kafka/kafka-sync.yaml "
               "workloads/1-topic-100-partitions-1kb.yaml")
         ran = [c for c in tl.commands("client-1") if tr in c]
-        assert len(ran) == 1 and "export TR4947_OMB_SCALE=duration_override_seconds=6," in ran[0]
+        assert len(ran) == 1 and "export TR4947_OMB_SCALE=duration_s=6," in ran[0]
         # OMB's result, read back from where OMB wrote it on the client.
         assert r.result_path.startswith("/opt/benchmark/") and r.result_path.endswith(".json")
         assert list(r.result) == R.FIELDS and r.result["driver"] == "Kafka"

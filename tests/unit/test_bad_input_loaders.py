@@ -203,29 +203,29 @@ CASES = [
          driver("driverClass: io.", "driverClass:\nio."),
          "{d}, line 4, column 1: YAML syntax error: could not find expected ':'"),
     # --- lab scale (TR4947_OMB_SCALE text) ------------------------------------------------------
-    Case("scale-rate-negative", "scale", "rate_scale=-1",
-         "rate_scale: -1.0 is not allowed (must be > 0"),
-    Case("scale-duration-zero", "scale", "duration_override_seconds=0",
-         "duration_override_seconds: 0.0 is not allowed (must be > 0"),
-    Case("scale-warmup-negative", "scale", "warmup_override_seconds=-5",
-         "warmup_override_seconds: -5.0 is not allowed (must be >= 0"),
-    Case("scale-backlog-negative", "scale", "backlog_gb_override=-1",
-         "backlog_gb_override: -1.0 is not allowed (must be >= 0"),
-    Case("scale-partitions-zero", "scale", "partitions_per_topic_override=0",
-         "partitions_per_topic_override: 0 is not allowed (must be >= 1"),
+    Case("scale-rate-negative", "scale", "rate=-1",
+         "rate: -1.0 is not allowed (must be > 0"),
+    Case("scale-duration-zero", "scale", "duration_s=0",
+         "duration_s: 0.0 is not allowed (must be > 0"),
+    Case("scale-warmup-negative", "scale", "warmup_s=-5",
+         "warmup_s: -5.0 is not allowed (must be >= 0"),
+    Case("scale-backlog-negative", "scale", "backlog_gb=-1",
+         "backlog_gb: -1.0 is not allowed (must be >= 0"),
+    Case("scale-partitions-zero", "scale", "partitions=0",
+         "partitions: 0 is not allowed (must be >= 1"),
     Case("scale-processes-zero", "scale", "producer_processes=0",
          "producer_processes: 0 is not allowed (must be >= 1"),
-    Case("scale-message-too-big", "scale", "message_size_override=2000000000",
-         "message_size_override: 2000000000 is not allowed (must be >= 1 and <= 1000000000"),
-    Case("scale-period-nan", "scale", "stats_period_seconds=nan",
-         "stats_period_seconds: nan is not allowed (must be a finite number)"),
+    Case("scale-message-too-big", "scale", "message_size=2000000000",
+         "message_size: 2000000000 is not allowed (must be >= 1 and <= 1000000000"),
+    Case("scale-period-nan", "scale", "stats_period_s=nan",
+         "stats_period_s: nan is not allowed (must be a finite number)"),
     Case("scale-unknown", "scale", "duration=20", "unknown lab scale option 'duration'"),
     Case("scale-bad-bool", "scale", "drain_at_end=maybe",
          "drain_at_end: 'maybe' is not allowed (must be true or false)"),
-    Case("scale-twice", "scale", "rate_scale=0.1,rateScale=0.2",
-         "lab scale option rate_scale is given twice"),
-    Case("scale-fraction-for-int", "scale", "partitions_per_topic_override=2.5",
-         "partitions_per_topic_override: '2.5' is not a number (a whole number)"),
+    Case("scale-twice", "scale", "rate=0.1,rate=0.2",
+         "lab scale option rate is given twice"),
+    Case("scale-fraction-for-int", "scale", "partitions=2.5",
+         "partitions: '2.5' is not a number (a whole number)"),
     # --- sizing -------------------------------------------------------------------------------
     Case("sizing-negative-throughput", "sizing", lambda: sizing.storage_per_broker(-3.4, 4, 3),
          "t_cluster: -3.4 is not allowed (must be >= 0"),
@@ -257,12 +257,12 @@ CASES = [
          "{d}, line 4, column 1: YAML syntax error"),
     Case("cli-empty-workload", "cli", {"workloads": [""]}, "workload file {w0} is empty"),
     Case("cli-missing-file", "cli", {"workloads": None}, "workload file {w0} not found"),
-    Case("cli-rate-scale-option", "cli", {"args": ["--rate-scale", "-1"]},
-         "--rate-scale: -1.0 is not allowed (must be > 0"),
+    Case("cli-rate-scale-option", "cli", {"args": ["--rate", "-1"]},
+         "--rate: -1.0 is not allowed (must be > 0"),
     Case("cli-scale-env", "cli", {"env": "producer_processes=0"},
          "$TR4947_OMB_SCALE: producer_processes: 0 is not allowed (must be >= 1"),
-    Case("cli-duration-nan", "cli", {"args": ["--duration-override-seconds", "nan"]},
-         "--duration-override-seconds: nan is not allowed (must be a finite number)"),
+    Case("cli-duration-nan", "cli", {"args": ["--duration-s", "nan"]},
+         "--duration-s: nan is not allowed (must be a finite number)"),
 ]
 RESULTS: list[tuple[str, bool]] = []
 
@@ -362,8 +362,8 @@ def test_every_scale_option_is_checked_by_run_too(tmp_path, tripwires):
     """run()'s keyword arguments get the same range checks as the environment text."""
     w = _write(tmp_path / "w.yaml", GOOD_WORKLOAD)
     d = _write(tmp_path / "d.yaml", GOOD_DRIVER)
-    for kw, expect in [({"consumer_per_subscription_override": -1}, "must be >= 1"),
-                       ({"rate_scale": float("inf")}, "must be a finite number"),
+    for kw, expect in [({"consumers_per_subscription": -1}, "must be >= 1"),
+                       ({"rate": float("inf")}, "must be a finite number"),
                        ({"drain_at_end": "yes"}, "must be true or false")]:
         with pytest.raises(ConfigError, match=expect):
             runner.run(w, d, "127.0.0.1:9", output_dir=tmp_path / "out", **kw)
@@ -382,7 +382,7 @@ def test_the_good_inputs_pass_the_same_checks(tmp_path):
     """The table's inputs are broken only where each case breaks them."""
     w = _write(tmp_path / "w.yaml", GOOD_WORKLOAD)
     d = _write(tmp_path / "d.yaml", GOOD_DRIVER)
-    runner.check(w, d, "127.0.0.1:9", **LabScale.parse("rate_scale=0.5,warmup_override_seconds=0"))
+    runner.check(w, d, "127.0.0.1:9", **LabScale.parse("rate=0.5,warmup_s=0"))
 
 
 def test_zz_summary():

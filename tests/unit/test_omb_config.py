@@ -158,32 +158,32 @@ def test_missing_bootstrap_is_explained():
 
 def test_lab_scale_from_environment_text_and_sizes():
     from tr4947.omb.runner import LabScale
-    kw = LabScale.parse("duration_override_seconds=20, rateScale=0.01,"
-                        "partitions_per_topic_override=8,drain_at_end=true")
-    assert kw == {"duration_override_seconds": 20.0, "rateScale": 0.01,
-                  "partitions_per_topic_override": 8, "drain_at_end": True}
+    kw = LabScale.parse("duration_s=20, rate=0.01,"
+                        "partitions=8,drain_at_end=true")
+    assert kw == {"duration_s": 20.0, "rate": 0.01,
+                  "partitions": 8, "drain_at_end": True}
     sc = LabScale.from_kwargs(**kw)
     w = parse_workload(FIX / "tr-cvo-1-topic-100-partitions-1kb.yaml")
-    run_w = LabScale.from_kwargs(partitions_per_topic_override=8, producers_per_topic_override=2,
-                                 consumer_per_subscription_override=3).apply(w)
+    run_w = LabScale.from_kwargs(partitions=8, producers_per_topic=2,
+                                 consumers_per_subscription=3).apply(w)
     assert (run_w.partitionsPerTopic, run_w.producersPerTopic,
             run_w.consumerPerSubscription) == (8, 2, 3)
     assert run_w.messageSize == w.messageSize == 32768 and w.partitionsPerTopic == 100
-    assert sc.durationOverrideSeconds == 20.0 and sc.rateScale == 0.01
+    assert sc.duration_s == 20.0 and sc.rate == 0.01
     with pytest.raises(ConfigError, match="unknown lab scale option 'duration'"):
         LabScale.parse("duration=20")
     with pytest.raises(ConfigError, match="not a number"):
-        LabScale.parse("rate_scale=fast")
-    with pytest.raises(ConfigError, match=r"partitions_per_topic_override: 0 is not allowed "
+        LabScale.parse("rate=fast")
+    with pytest.raises(ConfigError, match=r"partitions: 0 is not allowed "
                                           r"\(must be >= 1"):
-        LabScale.from_kwargs(partitions_per_topic_override=0)
+        LabScale.from_kwargs(partitions=0)
 
 
 def test_message_size_override_cannot_resize_a_payload_file():
     from tr4947.omb.runner import LabScale
     w = parse_workload(FIX / "tr-cpu-1-topic-100-partitions-1kb.yaml")
     with pytest.raises(ConfigError, match="cannot resize a payloadFile"):
-        LabScale.from_kwargs(message_size_override=512).apply(w)
+        LabScale.from_kwargs(message_size=512).apply(w)
 
 
 REPO = Path(__file__).resolve().parents[2]

@@ -71,13 +71,18 @@ def test_summary_excludes_warmup_and_totals_both_directions():
     assert s["pub_p99_ms"] == 40.0
 
 
-def test_scale_env_names_and_rejects_unknown_keys():
+def test_scale_env_uses_the_notebooks_names_and_checks_them():
+    """One vocabulary: the notebook's scale keys are the runner's option names."""
     env = omb.scale_env({"duration_s": 12, "rate": 0.01, "partitions": 8})
-    assert env == {"TR4947_OMB_SCALE": "duration_override_seconds=12,rate_scale=0.01,"
-                                       "partitions_per_topic_override=8"}
+    assert env == {"TR4947_OMB_SCALE": "duration_s=12,rate=0.01,partitions=8"}
+    from tr4947.omb import LabScale
+    assert LabScale.from_kwargs(**LabScale.parse(env["TR4947_OMB_SCALE"])).partitions == 8
     assert omb.scale_env(None) == {}
-    with pytest.raises(ValueError, match="unknown scale key"):
+    with pytest.raises(ValueError, match="unknown lab scale option 'duration'; known: "
+                                         "duration_s, warmup_s, rate"):
         omb.scale_env({"duration": 12})
+    with pytest.raises(ValueError, match="rate: -1 is not allowed"):
+        omb.scale_env({"rate": -1})
 
 
 def test_excerpt_keeps_milestones_and_ends_of_each_phase():
@@ -127,7 +132,7 @@ def test_run_places_files_runs_the_command_and_reads_the_result_it_names(tmp_pat
                   {"workloads/w.yaml": "name: w\n", "driver-kafka/d.yaml": "name: Kafka\n"},
                   scale={"duration_s": 12})
     assert (home / "workloads" / "w.yaml").read_text() == "name: w\n"
-    assert (home / "scale.txt").read_text() == "duration_override_seconds=12\n"
+    assert (home / "scale.txt").read_text() == "duration_s=12\n"
     assert run.result_path == f"{home}/r.json" and run.result == {"aggregatedPublishLatency99pct": 40.0}
     assert [s.phase for s in run.series.samples] == ["warmup", "producer-only", "drain", "mixed"]
     assert run.summary()["pub_p99_ms"] == 40.0

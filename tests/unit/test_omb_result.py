@@ -173,11 +173,11 @@ def test_doubles_are_written_as_java_does(x, java):
 def test_sidecar_keeps_lab_data_out_of_the_result(tmp_path):
     r = R.new_test_result(W, "Kafka")
     path = R.write(r, tmp_path / "w-Kafka-2024-01-01-00-00-00.json")
-    side = R.write_sidecar({"labScale": {"rateScale": 0.1}, "samples": [{"t": 1.0}]}, path)
+    side = R.write_sidecar({"labScale": {"rate": 0.1}, "samples": [{"t": 1.0}]}, path)
     assert side.name == "w-Kafka-2024-01-01-00-00-00.lab.yaml"
     assert not side.name.endswith(".json")   # ResultsToCsv reads every *.json it finds
     back = R.Result.load(path)
-    assert back["workload"] == "w" and back.lab_scale == {"rateScale": 0.1}
+    assert back["workload"] == "w" and back.lab_scale == {"rate": 0.1}
     assert back.samples == [{"t": 1.0}]
 
 

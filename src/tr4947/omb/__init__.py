@@ -5,7 +5,7 @@ Reads OMB workload and Kafka driver YAML files unchanged, drives the real Kafka 
 
     from tr4947.omb import run
     res = run("workloads/1-topic-100-partitions-1kb.yaml", "driver-kafka/kafka-throughput.yaml",
-              bootstrap="127.0.1.1:9092", duration_override_seconds=60, rate_scale=0.1)
+              bootstrap="127.0.1.1:9092", duration_s=60, rate=0.1)
     res["publishRate"], res.samples, res.path
 
 Command line: ``python -m tr4947.omb --help`` or the ``bin/benchmark`` shim.

@@ -24,11 +24,11 @@ EPILOG = textwrap.dedent("""\
     examples:
       bin/benchmark --drivers driver-kafka/kafka-throughput.yaml workloads/1-topic-100-partitions-1kb.yaml
       bin/benchmark -d driver-kafka/kafka-sync.yaml,driver-kafka/kafka-throughput.yaml \\
-          --bootstrap 127.0.1.1:9092 --duration-override-seconds 60 --warmup-override-seconds 20 \\
-          --rate-scale 0.05 workloads/1-topic-100-partitions-1kb.yaml
+          --bootstrap 127.0.1.1:9092 --duration-s 60 --warmup-s 20 \\
+          --rate 0.05 workloads/1-topic-100-partitions-1kb.yaml
 
-    lab scale: the --*-override/--rate-scale options (or TR4947_OMB_SCALE=name=value,...,
-    e.g. TR4947_OMB_SCALE=duration_override_seconds=60,rate_scale=0.05, so that a TR command
+    lab scale: the --*-override/--rate options (or TR4947_OMB_SCALE=name=value,...,
+    e.g. TR4947_OMB_SCALE=duration_s=60,rate=0.05, so that a TR command
     runs unchanged) shrink a TR workload to this machine without editing its YAML. The result
     JSON holds exactly OMB's TestResult fields, describing what ran; the workload file's own
     values, the overrides and per-sample figures go to <result>.lab.yaml beside it.
@@ -70,23 +70,23 @@ def parser() -> argparse.ArgumentParser:
                                "$TR4947_OMB_SCALE)")
     lab.add_argument("--bootstrap", metavar="HOST:PORT[,..]",
                      help="broker list replacing the driver's bootstrap.servers")
-    lab.add_argument("--duration-override-seconds", type=float, metavar="S",
+    lab.add_argument("--duration-s", type=float, metavar="S",
                      help="benchmark phase length instead of testDurationMinutes")
-    lab.add_argument("--warmup-override-seconds", type=float, metavar="S",
+    lab.add_argument("--warmup-s", type=float, metavar="S",
                      help="warm-up length instead of warmupDurationMinutes (0 = none)")
-    lab.add_argument("--rate-scale", type=float, metavar="F",
+    lab.add_argument("--rate", type=float, metavar="F",
                      help="multiply producerRate by F (e.g. 0.05 for 1,000,000 -> 50,000)")
-    lab.add_argument("--backlog-gb-override", type=float, metavar="GB",
+    lab.add_argument("--backlog-gb", type=float, metavar="GB",
                      help="backlog size (GiB, fractions allowed) instead of consumerBacklogSizeGB")
-    lab.add_argument("--partitions-per-topic-override", type=int, metavar="N",
+    lab.add_argument("--partitions", type=int, metavar="N",
                      help="partitions per topic instead of partitionsPerTopic")
-    lab.add_argument("--producers-per-topic-override", type=int, metavar="N",
+    lab.add_argument("--producers-per-topic", type=int, metavar="N",
                      help="producers per topic instead of producersPerTopic")
-    lab.add_argument("--consumer-per-subscription-override", type=int, metavar="N",
+    lab.add_argument("--consumers-per-subscription", type=int, metavar="N",
                      help="consumers per subscription instead of consumerPerSubscription")
-    lab.add_argument("--message-size-override", type=int, metavar="BYTES",
+    lab.add_argument("--message-size", type=int, metavar="BYTES",
                      help="message size instead of messageSize (randomized payloads only)")
-    lab.add_argument("--stats-period-seconds", type=float, metavar="S",
+    lab.add_argument("--stats-period-s", type=float, metavar="S",
                      help="reporting period (OMB: 10)")
     lab.add_argument("--producer-processes", type=int, metavar="N",
                      help="worker processes for producers (default: number of CPUs)")
@@ -103,10 +103,10 @@ def parser() -> argparse.ArgumentParser:
 _TR_TYPOS = {"-drivers", "\u2013drivers", "\u2014drivers", "\u2013d", "\u2013o", "-output"}
 
 
-_SCALE_OPTIONS = ("duration_override_seconds", "warmup_override_seconds", "rate_scale",
-                  "backlog_gb_override", "partitions_per_topic_override",
-                  "producers_per_topic_override", "consumer_per_subscription_override",
-                  "message_size_override", "stats_period_seconds", "producer_processes",
+_SCALE_OPTIONS = ("duration_s", "warmup_s", "rate",
+                  "backlog_gb", "partitions",
+                  "producers_per_topic", "consumers_per_subscription",
+                  "message_size", "stats_period_s", "producer_processes",
                   "consumer_processes")
 
 
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         LabScale.from_kwargs(**scale)
     except ConfigError as e:
         opt, msg = e.field or "", str(e)
-        if opt in from_cli:     # name the option as typed: --rate-scale: -1.0 is not allowed...
+        if opt in from_cli:     # name the option as typed: --rate: -1.0 is not allowed...
             return _refuse(f"--{opt.replace('_', '-')}: {msg.removeprefix(opt + ': ')}")
         return _refuse(f"${SCALE_ENV}: {msg}")
     # Every workload and driver is checked before the first run starts: a broken file refuses

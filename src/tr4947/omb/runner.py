@@ -47,87 +47,67 @@ BACKLOG_STALL_S = 120.0
 
 @dataclass
 class LabScale:
-    """Overrides that shrink a TR workload to the lab, recorded as provenance."""
-    durationOverrideSeconds: float | None = None
-    warmupOverrideSeconds: float | None = None
-    rateScale: float = 1.0
-    backlogGbOverride: float | None = None
-    partitionsPerTopicOverride: int | None = None
-    producersPerTopicOverride: int | None = None
-    consumerPerSubscriptionOverride: int | None = None
-    messageSizeOverride: int | None = None
-    statsPeriodSeconds: float = 10.0
-    producerProcesses: int | None = None
-    consumerProcesses: int | None = None
-    bootstrapOverride: str | None = None
+    """Overrides that shrink a TR workload to the lab, recorded as provenance. One set of
+    names everywhere: a notebook's ``scale`` mapping, TR4947_OMB_SCALE, the benchmark's lab
+    options (``--duration-s``...) and the recorded labScale all use these field names."""
+    duration_s: float | None = None
+    warmup_s: float | None = None
+    rate: float = 1.0
+    backlog_gb: float | None = None
+    partitions: int | None = None
+    producers_per_topic: int | None = None
+    consumers_per_subscription: int | None = None
+    message_size: int | None = None
+    stats_period_s: float = 10.0
+    producer_processes: int | None = None
+    consumer_processes: int | None = None
+    bootstrap: str | None = None
     #: After the benchmark: stop producers and wait (bounded) until consumers have everything,
     #: so produced and consumed counts can be reconciled. OMB does not do this.
-    drainAtEnd: bool = False
-    drainAtEndTimeoutSeconds: float = 60.0
-
-    _ALIASES = {  # python keyword -> field
-        "duration_override_seconds": "durationOverrideSeconds",
-        "warmup_override_seconds": "warmupOverrideSeconds",
-        "rate_scale": "rateScale",
-        "backlog_gb_override": "backlogGbOverride",
-        "partitions_per_topic_override": "partitionsPerTopicOverride",
-        "producers_per_topic_override": "producersPerTopicOverride",
-        "consumer_per_subscription_override": "consumerPerSubscriptionOverride",
-        "message_size_override": "messageSizeOverride",
-        "stats_period_seconds": "statsPeriodSeconds",
-        "producer_processes": "producerProcesses",
-        "consumer_processes": "consumerProcesses",
-        "drain_at_end": "drainAtEnd",
-        "drain_at_end_timeout_seconds": "drainAtEndTimeoutSeconds",
-    }
+    drain_at_end: bool = False
+    drain_at_end_timeout_s: float = 60.0
 
     # Allowed values, by option: (type, minimum, minimum allowed?, maximum, why). What the
     # runner does with them: a duration of 0 means "until stopped" in collect() (as OMB's
     # testDurationMinutes 0), a rate is divided among producers, sizes follow the workload's.
     _RULES = {
-        "durationOverrideSeconds": (float, 0, False, None,
+        "duration_s": (float, 0, False, None,
                                     "a benchmark phase of 0 s would run until stopped"),
-        "warmupOverrideSeconds": (float, 0, True, None, "0 = no warm-up"),
-        "rateScale": (float, 0, False, None, "a factor on producerRate"),
-        "backlogGbOverride": (float, 0, True, None, "GiB; 0 = no backlog"),
-        "partitionsPerTopicOverride": (int, 1, True, INT32_MAX,
+        "warmup_s": (float, 0, True, None, "0 = no warm-up"),
+        "rate": (float, 0, False, None, "a factor on producerRate"),
+        "backlog_gb": (float, 0, True, None, "GiB; 0 = no backlog"),
+        "partitions": (int, 1, True, INT32_MAX,
                                        "a Kafka topic has at least one partition"),
-        "producersPerTopicOverride": (int, 1, True, INT32_MAX,
+        "producers_per_topic": (int, 1, True, INT32_MAX,
                                       "with no producer nothing is measured"),
-        "consumerPerSubscriptionOverride": (int, 1, True, INT32_MAX,
+        "consumers_per_subscription": (int, 1, True, INT32_MAX,
                                             "a subscription without consumers receives nothing"),
-        "messageSizeOverride": (int, 1, True, MAX_MESSAGE_SIZE,
+        "message_size": (int, 1, True, MAX_MESSAGE_SIZE,
                                 "librdkafka sends at most message.max.bytes=1000000000"),
-        "statsPeriodSeconds": (float, 0, False, None, "the reporting period"),
-        "producerProcesses": (int, 1, True, None, "worker processes"),
-        "consumerProcesses": (int, 1, True, None, "worker processes"),
-        "drainAtEndTimeoutSeconds": (float, 0, False, None, "how long to wait for consumers"),
+        "stats_period_s": (float, 0, False, None, "the reporting period"),
+        "producer_processes": (int, 1, True, None, "worker processes"),
+        "consumer_processes": (int, 1, True, None, "worker processes"),
+        "drain_at_end_timeout_s": (float, 0, False, None, "how long to wait for consumers"),
     }
 
     @classmethod
-    def option(cls, name: str) -> str:
-        """The snake_case option name users type for a field (rate_scale for rateScale)."""
-        return next((k for k, v in cls._ALIASES.items() if v == name), name)
-
-    @classmethod
     def from_kwargs(cls, **kw) -> "LabScale":
-        known = {f for f in cls.__dataclass_fields__}
+        known = cls.names()
         vals = {}
         for k, v in kw.items():
-            name = cls._ALIASES.get(k, k)
-            if name not in known or name.startswith("_"):
-                raise TypeError(f"unknown scale option {k!r}; known: "
-                                f"{', '.join(sorted(cls._ALIASES))}")
+            if k not in known:
+                raise ConfigError(f"unknown lab scale option {k!r}; known: "
+                                  f"{', '.join(known)}", field=k)
             if v is not None:
-                vals[name] = v
+                vals[k] = v
         for name, v in vals.items():
-            opt = cls.option(name)
+            opt = name
             rule = cls._RULES.get(name)
             if rule is None:
-                if name == "drainAtEnd" and not isinstance(v, bool):
+                if name == "drain_at_end" and not isinstance(v, bool):
                     raise ConfigError(f"{opt}: {show(v)} is not allowed (must be true or false)",
                                       field=opt)
-                if name == "bootstrapOverride" and not isinstance(v, str):
+                if name == "bootstrap" and not isinstance(v, str):
                     raise ConfigError(f"{opt}: {show(v)} is not allowed (must be host:port[,...])",
                                       field=opt)
                 continue
@@ -149,7 +129,6 @@ class LabScale:
     @classmethod
     def parse(cls, text: str) -> dict:
         """``name=value,name=value`` (the CLI's TR4947_OMB_SCALE) -> keyword arguments.
-        Names are the snake_case options (rate_scale) or the recorded names (rateScale).
         Values are checked as :meth:`from_kwargs` checks them."""
         out: dict = {}
         seen: dict[str, str] = {}
@@ -160,12 +139,12 @@ class LabScale:
             if "=" not in item:
                 raise ConfigError(f"lab scale item {item!r} is not name=value")
             k, v = (x.strip() for x in item.split("=", 1))
-            name = cls._ALIASES.get(k, k)
+            name = k
             if name not in fields:
                 raise ConfigError(f"unknown lab scale option {k!r}; known: "
-                                  f"{', '.join(sorted(cls._ALIASES))}", field=k)
+                                  f"{', '.join(cls.names())}", field=k)
             if name in seen:
-                raise ConfigError(f"lab scale option {cls.option(name)} is given twice "
+                raise ConfigError(f"lab scale option {name} is given twice "
                                   f"({seen[name]} and {item}); give it once", field=k)
             seen[name] = item
             typ = str(fields[name])
@@ -189,18 +168,31 @@ class LabScale:
         cls.from_kwargs(**out)      # ranges: refused here, before anything runs
         return out
 
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f for f in cls.__dataclass_fields__ if not f.startswith("_")]
+
+    @classmethod
+    def env(cls, scale: dict | None) -> dict[str, str]:
+        """A notebook's ``scale`` mapping as the environment a TR command's bin/benchmark
+        reads (so the command stays the TR's): checked here, before anything runs."""
+        if not scale:
+            return {}
+        cls.from_kwargs(**scale)
+        return {SCALE_ENV: ",".join(f"{k}={v}" for k, v in scale.items() if v is not None)}
+
     def to_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items()}
 
     def apply(self, w: Workload) -> Workload:
         """The workload that runs: the file's, with the size overrides applied."""
         changes = {k: v for k, v in (
-            ("partitionsPerTopic", self.partitionsPerTopicOverride),
-            ("producersPerTopic", self.producersPerTopicOverride),
-            ("consumerPerSubscription", self.consumerPerSubscriptionOverride),
-            ("messageSize", self.messageSizeOverride)) if v is not None}
+            ("partitionsPerTopic", self.partitions),
+            ("producersPerTopic", self.producers_per_topic),
+            ("consumerPerSubscription", self.consumers_per_subscription),
+            ("messageSize", self.message_size)) if v is not None}
         if "messageSize" in changes and w.payloadFile and not w.useRandomizedPayloads:
-            raise ConfigError("message_size_override cannot resize a payloadFile; it applies "
+            raise ConfigError("message_size cannot resize a payloadFile; it applies "
                               "to useRandomizedPayloads workloads")
         return dataclasses.replace(w, **changes)
 
@@ -362,7 +354,7 @@ def check(workload: Workload | dict | str | Path, driver: DriverConfig | dict | 
 def _prepare(workload, driver, bootstrap, strict, workload_name, scale) -> _Plan:
     """Load and check everything a run needs; nothing is started here."""
     sc = LabScale.from_kwargs(**scale)
-    sc.bootstrapOverride = bootstrap
+    sc.bootstrap = bootstrap
     base_dirs = [Path.cwd()]
     where = "workload"
     if isinstance(workload, Path) or (isinstance(workload, str) and "\n" not in workload):
@@ -391,12 +383,12 @@ def _prepare(workload, driver, bootstrap, strict, workload_name, scale) -> _Plan
     cconf = consumer_config(d, bootstrap)
     aconf = admin_config(d, bootstrap)
 
-    test_s = (sc.durationOverrideSeconds if sc.durationOverrideSeconds is not None
+    test_s = (sc.duration_s if sc.duration_s is not None
               else w.testDurationMinutes * 60)
-    warmup_s = (sc.warmupOverrideSeconds if sc.warmupOverrideSeconds is not None
+    warmup_s = (sc.warmup_s if sc.warmup_s is not None
                 else w.warmupDurationMinutes * 60)
-    backlog_gb = sc.backlogGbOverride if sc.backlogGbOverride is not None else w.consumerBacklogSizeGB
-    rate = w.producerRate * sc.rateScale if w.producerRate > 0 else 0.0
+    backlog_gb = sc.backlog_gb if sc.backlog_gb is not None else w.consumerBacklogSizeGB
+    rate = w.producerRate * sc.rate if w.producerRate > 0 else 0.0
     if backlog_gb > 0 and rate <= 0:
         raise ConfigError(f"{where}: Cannot probe producer sustainable rate when building "
                           f"backlog (a backlog needs producerRate > 0)")
@@ -417,7 +409,7 @@ def _check_payload_memory(w: Workload, sc: LabScale, where: str) -> None:
     except (ValueError, OSError, AttributeError):
         return
     pool = w.messageSize * (w.randomizedPayloadPoolSize if w.useRandomizedPayloads else 1)
-    procs = min(sc.producerProcesses or os.cpu_count() or 2,
+    procs = min(sc.producer_processes or os.cpu_count() or 2,
                 max(1, w.topics * w.producersPerTopic))
     need = pool * (1 + procs)
     if need > mem // 2:
@@ -427,7 +419,7 @@ def _check_payload_memory(w: Workload, sc: LabScale, where: str) -> None:
                if w.useRandomizedPayloads else "")
             + f"), held {1 + procs} times (runner and {procs} producer processes), need "
               f"{need} bytes: more than half this machine's memory ({mem} bytes); use a "
-              f"smaller messageSize or pool (--message-size-override)", field="messageSize")
+              f"smaller messageSize or pool (--message-size)", field="messageSize")
 
 
 def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | str | Path,
@@ -442,10 +434,10 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
     ``output``: result file path; None = OMB's default name in ``output_dir``; False = don't
     write. The lab sidecar ``<result>.lab.yaml`` is written beside it.
     ``progress(event)`` gets {"event": "log"|"sample"|"phase", ...} as the run goes.
-    ``**scale``: see :class:`LabScale` (duration_override_seconds, warmup_override_seconds,
-    rate_scale, backlog_gb_override, partitions_per_topic_override,
-    producers_per_topic_override, consumer_per_subscription_override, message_size_override,
-    stats_period_seconds, producer_processes, consumer_processes, drain_at_end).
+    ``**scale``: see :class:`LabScale` (duration_s, warmup_s,
+    rate, backlog_gb, partitions,
+    producers_per_topic, consumers_per_subscription, message_size,
+    stats_period_s, producer_processes, consumer_processes, drain_at_end).
     """
     pl = _prepare(workload, driver, bootstrap, strict, workload_name, scale)
     sc, base_dirs, workload_name, w_file, d, w = (pl.sc, pl.base_dirs, pl.workload_name,
@@ -461,9 +453,9 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
     log(f"--------------- WORKLOAD : {_java_str(w.name)} --- DRIVER : {d.name}---------------",
         "Benchmark")
     scaled = {k: v for k, v in sc.to_dict().items()
-              if v not in (None, False) and k not in ("statsPeriodSeconds", "bootstrapOverride",
-                                                      "drainAtEndTimeoutSeconds")
-              and not (k == "rateScale" and v == 1.0)}
+              if v not in (None, False) and k not in ("stats_period_s", "bootstrap",
+                                                      "drain_at_end_timeout_s")
+              and not (k == "rate" and v == 1.0)}
     if scaled:
         log("Lab scale: " + ", ".join(f"{k}={v}" for k, v in scaled.items()), "Benchmark")
     payloads = _payloads(w, base_dirs, notes, log)
@@ -517,7 +509,7 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
         random.shuffle(subs)
         t0 = time.monotonic()
         from .worker import consumer_worker, producer_worker
-        for i, chunk in enumerate(_split(subs, sc.consumerProcesses or nproc) if subs else []):
+        for i, chunk in enumerate(_split(subs, sc.consumer_processes or nproc) if subs else []):
             workers.spawn(consumer_worker, {"index": i, "config": cconf.config,
                                             "subscriptions": chunk,
                                             "max_poll_records": cconf.max_poll_records},
@@ -527,7 +519,7 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
         prods = topics * w.producersPerTopic
         random.shuffle(prods)
         t0 = time.monotonic()
-        for i, chunk in enumerate(_split(prods, sc.producerProcesses or nproc) if prods else []):
+        for i, chunk in enumerate(_split(prods, sc.producer_processes or nproc) if prods else []):
             workers.spawn(producer_worker, {"index": i, "config": pconf.config, "topics": chunk,
                                             "payloads": payloads,
                                             "keyDistributor": w.keyDistributor},
@@ -620,7 +612,7 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
             start = time.monotonic()
             old = state["last_stats"]
             end = start + duration_s if duration_s > 0 else float("inf")
-            next_sample = start + sc.statsPeriodSeconds
+            next_sample = start + sc.stats_period_s
             while True:
                 # tick() also when the last period's bookkeeping overran the period (a busy
                 # machine): the backlog phases advance only in tick().
@@ -669,13 +661,13 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
                                        and backlog.need_wait):
                     return
                 # Behind schedule: the next period is a whole one, not a catch-up burst.
-                next_sample = max(next_sample + sc.statsPeriodSeconds,
-                                  time.monotonic() + sc.statsPeriodSeconds / 2)
+                next_sample = max(next_sample + sc.stats_period_s,
+                                  time.monotonic() + sc.stats_period_s / 2)
 
         if warmup_s > 0:
             phase("warmup")
             log(f"----- Starting warm-up traffic ({w.warmupDurationMinutes}m) ------"
-                + (f" [labScale: {warmup_s:g} s]" if sc.warmupOverrideSeconds is not None else ""))
+                + (f" [labScale: {warmup_s:g} s]" if sc.warmup_s is not None else ""))
             collect(warmup_s, lambda: "warmup", record=False)
 
         if backlog is not None:
@@ -687,7 +679,7 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
         # OMB's resetStats(): latencies only; counters (and so the backlog) carry on.
         workers.call(("reset_latencies",))
         log(f"----- Starting benchmark traffic ({w.testDurationMinutes}m)------"
-            + (f" [labScale: {test_s:g} s]" if sc.durationOverrideSeconds is not None else ""))
+            + (f" [labScale: {test_s:g} s]" if sc.duration_s is not None else ""))
         collect(test_s, (lambda: backlog.label) if backlog else (lambda: "steady"), record=True)
 
         R.set_aggregated(result, *cumulative)
@@ -698,9 +690,9 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
         if prods:
             # In-flight requests are waited for only when the counts will be reconciled.
             purged = sum((r or {}).get("purged", 0) for r in workers.call(
-                ("stop_load",), "producer", args=[not sc.drainAtEnd] * len(workers.indices("producer"))))
-        if sc.drainAtEnd and subs:
-            deadline = time.monotonic() + sc.drainAtEndTimeoutSeconds
+                ("stop_load",), "producer", args=[not sc.drain_at_end] * len(workers.indices("producer"))))
+        if sc.drain_at_end and subs:
+            deadline = time.monotonic() + sc.drain_at_end_timeout_s
             while time.monotonic() < deadline:
                 c = _sum(workers.call(("counters",)))
                 if c["totalMessagesReceived"] >= w.subscriptionsPerTopic * c["totalMessagesSent"]:
@@ -729,8 +721,8 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
             "totals": totals,
             # Queued but unsent when the benchmark ended: dropped, not sent (worker.py).
             "purgedAtStop": purged,
-            "producerProcesses": len(workers.indices("producer")),
-            "consumerProcesses": len(workers.indices("consumer")),
+            "producer_processes": len(workers.indices("producer")),
+            "consumer_processes": len(workers.indices("consumer")),
             "notes": notes,
             "topics": topics,
         },

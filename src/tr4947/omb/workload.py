@@ -416,7 +416,7 @@ FIELDS: dict[str, Field] = {
     # Long.MAX_VALUE, so 0 (OMB's default when the field is missing) runs until killed.
     "testDurationMinutes": Field("int", 1, INT32_MAX, ">= 1",
                                  "OMB runs a test of 0 minutes until it is killed; for a "
-                                 "shorter lab run use --duration-override-seconds"),
+                                 "shorter lab run use --duration-s"),
     # WorkloadGenerator: warm-up only if warmupDurationMinutes > 0.
     "warmupDurationMinutes": Field("int", 0, INT32_MAX, ">= 0", "0 = no warm-up"),
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import broker_config, paths
 from ..measure.spread import ratio, series, spread
-from ..omb import parse_driver, parse_workload
+from ..omb import LabScale, parse_driver, parse_workload
 from ..omb.driver import consumer_config, producer_config
 from . import omb
 from . import preflight as pf
@@ -61,14 +61,8 @@ class CvoPerformance:
         """The TR's workload as OMB reads it, beside the lab run's settings."""
         w = parse_workload(paths.SNIPPETS / WORKLOAD)
         sc = self.scale or {}
-        ov = {"partitions": "partitionsPerTopic", "producers_per_topic": "producersPerTopic",
-              "consumers_per_subscription": "consumerPerSubscription"}
-        run_w = dict(w.to_dict())
-        for k, f in ov.items():
-            if sc.get(k) is not None:
-                run_w[f] = sc[k]
-        if sc.get("rate") is not None:
-            run_w["producerRate"] = int(w.producerRate * sc["rate"])
+        lab = LabScale.from_kwargs(**sc)
+        run_w = dict(lab.apply(w).to_dict(), producerRate=int(w.producerRate * lab.rate))
         rows = [[f, w.to_dict()[f], run_w[f]] for f in (
             "topics", "partitionsPerTopic", "messageSize", "useRandomizedPayloads",
             "randomBytesRatio", "randomizedPayloadPoolSize", "subscriptionsPerTopic",

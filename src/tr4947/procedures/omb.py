@@ -7,8 +7,8 @@ printed, and what OMB wrote is read back: the log it printed (time series, miles
 benchmark window) and the result JSON it names.
 
 Lab scale travels in the environment (``TR4947_OMB_SCALE``), so the command stays the TR's;
-the real OMB on a real target ignores it. A notebook's ``scale`` mapping uses the short names
-of :data:`SCALE_KEYS`.
+the real OMB on a real target ignores it. A notebook's ``scale`` mapping uses the names of
+tr4947.omb.LabScale.
 """
 from __future__ import annotations
 
@@ -19,37 +19,15 @@ from pathlib import PurePosixPath
 
 from .. import broker_config
 from ..measure import omb_log
-from ..omb import parse_workload
-from ..omb.runner import SCALE_ENV
+from ..omb.runner import LabScale
 
 OMB_HOME = "/opt/benchmark"
 _WROTE = re.compile(r"Writing test result into (\S+\.json)")
 
-#: A notebook's lab-scale keys -> the runner's options (tr4947.omb.runner.LabScale).
-SCALE_KEYS = {
-    "duration_s": "duration_override_seconds",
-    "warmup_s": "warmup_override_seconds",
-    "rate": "rate_scale",
-    "backlog_gb": "backlog_gb_override",
-    "partitions": "partitions_per_topic_override",
-    "producers_per_topic": "producers_per_topic_override",
-    "consumers_per_subscription": "consumer_per_subscription_override",
-    "message_size": "message_size_override",
-    "stats_period_s": "stats_period_seconds",
-    "producer_processes": "producer_processes",
-    "consumer_processes": "consumer_processes",
-}
-
-
 def scale_env(scale: dict | None) -> dict[str, str]:
-    """A notebook's ``scale`` -> the environment the runner reads. Unknown keys are an error."""
-    if not scale:
-        return {}
-    bad = [k for k in scale if k not in SCALE_KEYS]
-    if bad:
-        raise ValueError(f"unknown scale key(s) {bad}; known: {', '.join(SCALE_KEYS)}")
-    return {SCALE_ENV: ",".join(f"{SCALE_KEYS[k]}={v}" for k, v in scale.items()
-                                if v is not None)}
+    """A notebook's ``scale`` -> the environment the runner reads (tr4947.omb.LabScale: the
+    same names); an unknown name or a value out of range is refused before anything runs."""
+    return LabScale.env(scale)
 
 
 def home(t, client: str) -> str:
@@ -128,10 +106,13 @@ class Run:
 def asked_rate(files: dict[str, str], scale: dict | None) -> float:
     """The publish rate a run is asked for: its workload file's producerRate, times the lab
     scale's ``rate``."""
+    import yaml
     text = next((v for k, v in files.items() if k.startswith("workloads/")), None)
-    if text is None:
-        return 0.0
-    return parse_workload(text).producerRate * ((scale or {}).get("rate") or 1.0)
+    try:
+        rate = float((yaml.safe_load(text) or {}).get("producerRate") or 0) if text else 0.0
+    except (yaml.YAMLError, AttributeError, TypeError, ValueError):
+        rate = 0.0              # OMB itself says what is wrong with the file, on the client
+    return rate * ((scale or {}).get("rate") or 1.0)
 
 
 def place(t, client: str, files: dict[str, str]):
