@@ -218,48 +218,26 @@ class CpuUtilization:
         run at (self.factor): ``margin`` x the held rate / ``top_rate`` (the highest TR rate
         runs a margin below what held); ``floor`` when nothing held down to ``floor`` x
         ``top_rate`` (the runs are then marked). ``scale`` given: that factor, no calibration."""
-        from .record import HELD
         if scale is not None:                 # given: no calibration
             self.factor = scale
             print(f"the TR's rates run at {scale:g} x (given, not calibrated)")
             return
-        rate, rows, loads = top_rate * start, [], []
-        held_rate = None
-        while rate >= top_rate * floor:
-            runs = benchmark_both(self.t, self.clients, rate,
-                                  {**self.lab_scale, "duration_s": duration_s})
-            if any(r.planned for r in runs.values()):
-                self.factor = floor
-                return
-            ok = True
-            for c, r in runs.items():
-                ld = {**r.load(rate), "name": f"{c.upper()} at {rate:.0f} msg/s"}
-                good = (ld["achieved"] >= HELD * rate
-                        and ld["publish_latency_avg_ms"] <= latency_ms)
-                ok = ok and good
-                loads.append(ld)
-                rows.append([f"{rate:,.0f}", c.upper(), f"{ld['achieved']:,.0f}",
-                             f"{ld['publish_latency_avg_ms']:,.0f}", "yes" if good else "no"])
-                print(f"calibration {rate:,.0f} msg/s {c}: achieved {ld['achieved']:,.0f}, "
-                      f"latency {ld['publish_latency_avg_ms']:,.0f} ms: "
-                      f"{'held' if good else 'not held'}")
-            if ok:
-                held_rate = rate
-                break
-            rate *= step
-        self.rec.load("CPU-2", "Calibration: publish rate asked and achieved", loads)
-        factor = margin * held_rate / top_rate if held_rate else None
-        self.rec.table("CPU-2", "Calibration: the rate this lab holds for the TR's workload",
-                       ["Asked (msg/s)", "Cluster", "Achieved (msg/s)",
-                        "Publish latency, average (ms)", "Held"], rows,
-                       note=(f"Held at {held_rate:,.0f} msg/s on both clusters at once "
-                             f"(achieved >= 95 % with an average publish latency <= "
-                             f"{latency_ms:.0f} ms). The TR's rates run at {factor:.4g} x "
-                             f"(the highest, {top_rate:,} msg/s, at {margin:.0%} of the held "
-                             "rate), keeping the ratios between them." if held_rate else
-                             f"Nothing held down to {top_rate * floor:,.0f} msg/s: the runs "
-                             "below are marked and yield no verdict."),
-                       key=["Asked (msg/s)", "Cluster", "Held"])
+        cal = omb.calibrate(
+            lambda rate: list(benchmark_both(self.t, self.clients, rate,
+                                             {**self.lab_scale, "duration_s": duration_s})
+                              .values()),
+            top_rate * start, top_rate * floor, step, latency_ms)
+        if cal is None:                        # planned only
+            self.factor = floor
+            return
+        factor = margin * cal.held_rate / top_rate if cal.held_rate else None
+        cal.table(self.rec, "CPU-2", "Calibration: the rate this lab holds for the TR's workload",
+                  note=(f"Held at {cal.held_rate:,.0f} msg/s on both clusters at once (achieved "
+                        f">= 95 % with an average publish latency <= {latency_ms:.0f} ms). The "
+                        f"TR's rates run at {factor:.4g} x (the highest, {top_rate:,} msg/s, at "
+                        f"{margin:.0%} of the held rate), keeping the ratios between them."
+                        if factor else f"Nothing held down to {top_rate * floor:,.0f} msg/s: "
+                        "the runs below are marked and yield no verdict."))
         self.factor = factor if factor else floor
 
     def measure(self, rates: list[int], repeats: int) -> None:

@@ -272,3 +272,46 @@ def throughput_verdict(rec, proc_id: str, claim: str, tr: str, lab, held: bool,
 
 def held(loads: list[dict], threshold: float = 0.95) -> bool:
     return bool(loads) and all(r["achieved"] >= threshold * r["target"] for r in loads)
+
+
+@dataclass
+class Calibration:
+    """What a calibration tried and found: the highest rate tried that every run held."""
+    held_rate: float | None
+    rows: list[list[str]]            # asked, run, achieved, latency, held
+    loads: list[dict]
+
+    def table(self, rec, proc_id: str, title: str, note: str) -> None:
+        rec.load(proc_id, f"{title}: publish rate asked and achieved", self.loads)
+        rec.table(proc_id, title, ["Asked (msg/s)", "Run", "Achieved (msg/s)",
+                                   "Publish latency, average (ms)", "Held"], self.rows,
+                  note=note, key=["Asked (msg/s)", "Run", "Held"])
+
+
+def calibrate(run_at, start: float, floor: float, step: float, latency_ms: float,
+              threshold: float = 0.95) -> Calibration | None:
+    """The rate a target holds for a workload: ``run_at(rate)`` runs it (one Run per cluster
+    or client, at once) at ``rate`` msg/s, from ``start`` down by ``step`` until every run
+    achieves ``threshold`` of the rate with an average publish latency <= ``latency_ms``, or
+    the rate falls below ``floor``. None when the runs were only planned."""
+    rate, rows, loads = start, [], []
+    while rate >= floor:
+        runs = run_at(rate)
+        if any(r.planned for r in runs):
+            return None
+        ok = True
+        for r in runs:
+            ld = {**r.load(rate), "name": f"{r.name}"}
+            good = (ld["achieved"] >= threshold * rate
+                    and ld["publish_latency_avg_ms"] <= latency_ms)
+            ok = ok and good
+            loads.append(ld)
+            rows.append([f"{rate:,.0f}", r.name, f"{ld['achieved']:,.0f}",
+                         f"{ld['publish_latency_avg_ms']:,.0f}", "yes" if good else "no"])
+            print(f"calibration {rate:,.0f} msg/s, {r.name}: achieved {ld['achieved']:,.0f}, "
+                  f"latency {ld['publish_latency_avg_ms']:,.0f} ms: "
+                  f"{'held' if good else 'not held'}")
+        if ok:
+            return Calibration(rate, rows, loads)
+        rate *= step
+    return Calibration(None, rows, loads)

@@ -45,19 +45,53 @@ class StorageEfficiency:
         return {WORKLOAD_FILE: (paths.SNIPPETS / SNIP / "EFF-1-workload.yaml").read_text(),
                 DRIVER_FILE: omb.with_bootstrap(driver, self.t.cluster(self.cluster).bootstrap())}
 
-    def produce_and_measure(self, produce_gb: float, scale: float, rate_scale: float,
-                            repeats: int) -> list[dict]:
-        """EFF-1 then EFF-2, ``repeats`` times: write ``produce_gb`` x ``scale`` at the
-        workload's rate x ``rate_scale`` (the topic deleted in between), read the savings."""
+    def calibrate(self, start: float, floor: float, step: float, latency_ms: float,
+                  margin: float, duration_s: float, rate_scale: float | None = None) -> None:
+        """The publish rate this target holds for EFF-1's workload: from ``start`` msg/s down
+        by ``step``; the chapter then writes at ``margin`` x that rate (self.rate_scale, a
+        fraction of the workload's producerRate). ``rate_scale`` given: that, no
+        calibration."""
         rate = parse_workload(paths.SNIPPETS / SNIP / "EFF-1-workload.yaml").producerRate
+        self.rate_scale = rate_scale if rate_scale is not None else floor / rate
+        if rate_scale is not None:
+            print(f"writing at {rate * rate_scale:,.0f} msg/s (given, not calibrated)")
+            return
+
+        def run_at(r):
+            run = omb.run(self.t, self.client, f"{self.cluster} at {r:,.0f} msg/s",
+                          SNIP + "EFF-1-benchmark.sh", self.files(),
+                          {"rate": r / rate, "duration_s": duration_s, "warmup_s": 0},
+                          timeout=1800)
+            if not run.planned:
+                self.clear()
+            return [run]
+        cal = omb.calibrate(run_at, start, floor, step, latency_ms)
+        if cal is None:
+            return
+        chosen = margin * (cal.held_rate or floor)
+        cal.table(self.rec, "EFF-1", "Calibration: the publish rate this lab holds for EFF-1's "
+                  "workload",
+                  note=(f"Held at {cal.held_rate:,.0f} msg/s (achieved >= 95 % with an average "
+                        f"publish latency <= {latency_ms:.0f} ms); the data is written at "
+                        f"{margin:.0%} of it, {chosen:,.0f} msg/s." if cal.held_rate else
+                        f"Nothing held down to {floor:,.0f} msg/s: the runs below are marked "
+                        "and yield no verdict."))
+        self.rate_scale = chosen / rate
+
+    def produce_and_measure(self, produce_gb: float, scale: float, repeats: int) -> list[dict]:
+        """EFF-1 then EFF-2, ``repeats`` times: write ``produce_gb`` x ``scale`` at the
+        calibrated rate (the topic deleted before each run), read the savings."""
+        rate = parse_workload(paths.SNIPPETS / SNIP / "EFF-1-workload.yaml").producerRate
+        rate_scale = self.rate_scale
         target = rate * rate_scale
         # Long enough to write produce_gb x scale at the scaled rate (1 KiB messages).
         duration = max(10, round(produce_gb * 1e9 * scale / (target * 1024)))
+        print(f"writing {produce_gb * scale * 1000:,.0f} MB at {target:,.0f} msg/s: "
+              f"{duration} s per run")
         lab_scale = {"rate": rate_scale, "duration_s": duration, "warmup_s": 0}
         measured, loads = [], []
         for i in range(repeats):
-            if i:
-                self.clear()
+            self.clear()
             run = omb.run(self.t, self.client, f"run {i + 1}", SNIP + "EFF-1-benchmark.sh",
                           self.files(), lab_scale, timeout=4 * 3600)
             if i == 0:
@@ -101,7 +135,10 @@ class StorageEfficiency:
                 "compression": efficiency.size(vol["compression-space-saved"])}
 
     def clear(self) -> None:
-        """Delete the run's topic and wait until every broker has removed its files."""
+        """Delete the runs' topic and wait until every broker has removed its files (the
+        volume then holds none of an earlier run's data)."""
+        if self.t.confirm is False and not self.run.is_lab:
+            return                               # a dry run: nothing was written
         omb.delete_test_topics(self.t, self.client, self.t.cluster(self.cluster).bootstrap())
         for host, d in self.data_dirs.items():
             until(lambda host=host, d=d: not self.t.run(
