@@ -10,7 +10,8 @@ and what it gets back depends on who runs it:
   records into the run's directory. The runner releases and resets the target afterwards.
 * **By hand** (JupyterLab, nbval): there is no run file, so ``attach`` resolves ``target``
   itself, provisions what the notebook declares and records under
-  build/results/<target>/; :meth:`ChapterRun.finish` then releases what it brought up.
+  build/results/<target>/<notebook>/; :meth:`ChapterRun.finish` then releases what it
+  brought up.
 
 What a notebook declares, in its metadata (``metadata.tr4947``): the page its results go to
 (``chapter``), its variants (other parameter sets, filed under their own names) and what the
@@ -157,7 +158,7 @@ def attach(notebook: str, target: str = "lab", confirm: bool = False,
         decl = declared(notebook)
         chapter = decl.get("chapter", notebook)
         t = targets.open(target, confirm=confirm)
-        directory = Path(results_dir or paths.BUILD / "results" / t.name)
+        directory = Path(results_dir or paths.BUILD / "results" / t.name / notebook)
         rec = record.start(notebook, chapter, t.name, directory, t.kind, new_run_id())
         said = provision(t, provision_spec(decl, parameters))
         run = ChapterRun(t, rec, notebook, False, said)
