@@ -24,20 +24,22 @@ import pytest
 
 from tr4947 import paths
 
-NOTEBOOKS = paths.REPO / "notebooks"
+#: The executed notebooks: the sources with their last run's outputs, what nbval compares.
+EXECUTED = paths.REPO / "results" / "lab"
+SANITIZE = paths.REPO / "results" / "nbval-sanitize.cfg"
 
 
 def nbval(nb_path, cwd, env=None, timeout=300):
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
-         "--nbval-sanitize-with", str(NOTEBOOKS / "sanitize.cfg"), str(nb_path)],
+         "--nbval-sanitize-with", str(SANITIZE), str(nb_path)],
         cwd=cwd, capture_output=True, text=True, timeout=timeout,
         env={**os.environ, **(env or {})})
 
 
 def sizing_computation() -> nbformat.NotebookNode:
     """sizing.ipynb up to its calculator, with the storage measurement switched off."""
-    nb = nbformat.read(NOTEBOOKS / "sizing.ipynb", as_version=4)
+    nb = nbformat.read(EXECUTED / "sizing.ipynb", as_version=4)
     params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
     assert "measure_storage = True" in params.source
     params.source = params.source.replace("measure_storage = True", "measure_storage = False")
@@ -53,7 +55,7 @@ def sizing_computation() -> nbformat.NotebookNode:
 def test_unchanged_notebook_passes(tmp_path):
     nb = tmp_path / "sizing.ipynb"
     nbformat.write(sizing_computation(), nb)
-    res = nbval(nb, tmp_path, env={"TR4947_RESULTS_DIR": str(tmp_path / "results")})
+    res = nbval(nb, tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     assert " passed" in res.stdout and "failed" not in res.stdout
 
@@ -68,7 +70,7 @@ def test_altered_stored_output_fails_with_a_readable_diff(tmp_path):
     row = next(ln for ln in out["text"].splitlines() if re.match(r"2\s+5\.1\s", ln))
     out["text"] = out["text"].replace(row, row.replace("5.1", "5.7", 1))
     nbformat.write(nb, nb_path)
-    res = nbval(nb_path, tmp_path, env={"TR4947_RESULTS_DIR": str(tmp_path / "results")})
+    res = nbval(nb_path, tmp_path)
     assert res.returncode != 0
     report = res.stdout
     assert "Cell outputs differ" in report
@@ -92,10 +94,9 @@ def test_altered_snippet_command_fails_with_the_new_command_in_the_diff(tmp_path
     assert "-tcp-max-xfer-size 262144" in text
     pnfs.write_text(text.replace("-tcp-max-xfer-size 262144", "-tcp-max-xfer-size 65536"))
     nb = tmp_path / "aff-a900-storage.ipynb"
-    shutil.copy(NOTEBOOKS / "aff-a900-storage.ipynb", nb)
+    shutil.copy(EXECUTED / "aff-a900-storage.ipynb", nb)
     try:
-        res = nbval(nb, tmp_path, env={"TR4947_SNIPPETS": str(snippets),
-                                        "TR4947_RESULTS_DIR": str(tmp_path / "results")})
+        res = nbval(nb, tmp_path, env={"TR4947_SNIPPETS": str(snippets)})
     finally:
         Lab(echo=lambda m: None).down()          # also when the notebook's clean-up never ran
     assert res.returncode != 0, res.stdout
