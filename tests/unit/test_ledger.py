@@ -58,3 +58,18 @@ def test_the_verdict_block_shows_its_pages_claims_in_the_editions_language():
     assert "<<rec-3,NFS remplace plus vite.>>" in block and "«différ" not in block
     assert "«differs»" in block and "«do this»" in block and "NFSv3" not in block
     assert ledger.verdict_block(rs, "sizing") == ""
+
+
+def test_a_load_record_warns_when_a_run_did_not_hold():
+    from tr4947.results import load
+    rec = {"id": "CPU-2", "kind": "load", "title": "asked and achieved",
+           "data": {"threshold": 0.95, "runs": [
+               {"name": "DAS", "unit": "msg/s", "target": 1000, "achieved": 990, "ratio": 0.99,
+                "held": True},
+               {"name": "NFS", "unit": "msg/s", "target": 1000, "achieved": 400, "ratio": 0.4,
+                "held": False}]}}
+    text = load.render(rec)
+    assert text.startswith("[WARNING.load-not-held]") and "1 of 2 runs did not hold" in text
+    assert "|NFS |1,000 |400 |40% |[.not-held]#no#" in text
+    rec["data"]["runs"][1].update(achieved=960, ratio=0.96, held=True)
+    assert "WARNING" not in load.render(rec)
