@@ -5,6 +5,7 @@ failed chapter exits 1 after the others have run.
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -26,6 +27,7 @@ examples:
                                                notebook's name runs it with all its
                                                variants, elsewhere only named ones run)
   tr4947 runbook --status                      what would run, and why (runs nothing)
+  tr4947 runbook --status --json               the same as one JSON document (for scripts)
   tr4947 runbook aws-cvo-storage --target my-cvo
                                                on your own Cloud Volumes ONTAP (dry run: only
                                                read-only steps run, the rest is printed)
@@ -66,6 +68,9 @@ def build_parser() -> Parser:
     p.add_argument("--force", action="store_true", help="run even if up to date")
     p.add_argument("--status", action="store_true",
                    help="say which chapters are up to date and why the others would run")
+    p.add_argument("--json", action="store_true",
+                   help="with --status: one JSON document {target, results, chapters: [{chapter, "
+                        "up_to_date, why, run}]}")
     p.add_argument("--results", type=Path, default=None, metavar="DIR",
                    help="where run records go (default: results/ in the repository)")
     return p
@@ -77,7 +82,10 @@ def _sigterm_as_interrupt(signum, frame):
 
 def main(argv=None) -> int:
     import signal
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.json and not args.status:
+        parser.error("--json goes with --status (a run prints its progress, not JSON)")
     # A terminated runner cleans up as one interrupted with Ctrl-C does.
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     from . import execute
@@ -100,12 +108,20 @@ def main(argv=None) -> int:
             for ch in chs:
                 execute.check_parameters(ch.path, {**ch.parameters, **params,
                                                    "target": args.target})
-            width = max(24, *(len(ch.name) + 1 for ch in chs))
+            rows = []
             for ch in chs:
                 _inputs, why = execute.freshness(ch, args.target, params, results)
                 rec = execute.committed(args.target, ch.name, results)
-                print(f"{ch.name:<{width}} " + (f"up to date (run {rec['run']['id']})"
-                                               if why is None else f"would run: {why}"))
+                rows.append({"chapter": ch.name, "up_to_date": why is None, "why": why,
+                             "run": rec["run"]["id"] if rec else None})
+            if args.json:
+                print(json.dumps({"target": args.target, "results": str(results),
+                                  "chapters": rows}, indent=2))
+                return 0
+            width = max(24, *(len(ch.name) + 1 for ch in chs))
+            for r in rows:
+                print(f"{r['chapter']:<{width}} " + (f"up to date (run {r['run']})"
+                                                    if r["up_to_date"] else f"would run: {r['why']}"))
             return 0
         outcomes = execute.run(args.target, args.notebooks or None, force=args.force,
                                parameters=params, results=results)
