@@ -52,6 +52,7 @@ found=()
 need() { missing+=("$1"$'\n'"      install: $2"); }
 major() { sed -n 's/[^0-9]*\([0-9][0-9]*\).*/\1/p' | head -1; }
 
+# shellcheck source=/dev/null
 os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-?} ${VERSION_ID:-?}") || os_id="unknown"
 if [ "$os_id" = "debian 12" ]; then
   found+=("Debian 12")
@@ -133,7 +134,8 @@ if ((${#missing[@]})); then
   } >&2
   exit 1
 fi
-done_phase "$(IFS=,; echo "${found[*]}" | sed 's/,/, /g')"
+found_text=$(printf '%s, ' "${found[@]}")
+done_phase "${found_text%, }"
 if ((check_only)); then exit 0; fi
 mkdir -p "$cache"
 
