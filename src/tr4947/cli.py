@@ -27,9 +27,9 @@ examples:
 
 The lab is a network of hosts on this machine (198.18.0.0/16, reached over SSH like any
 site); its state lives in $TR4947_LAB_STATE (default /tmp/tr4947-lab) and its hosts and
-clusters are described in playbook/inventory/lab/hosts.yml. On any other target (--target
-NAME, an inventory under playbook/inventory/) `run` only prints its plan unless the command
-is declared --read-only or --confirm is given.
+clusters are described in playbook/inventory/lab/ (hosts.yml, group_vars/, host_vars/). On
+any other target (--target NAME, an inventory under playbook/inventory/) `run` only prints
+its plan unless the command is declared --read-only or --confirm is given.
 """
 
 

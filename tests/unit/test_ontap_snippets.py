@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tr4947 import paths
+from tr4947 import inventory, paths
 from tr4947.lab.ontap import bootstrap, rest, session, state
 from tr4947.targets.base import ontap_lines, render_vars
 
@@ -138,8 +137,7 @@ def test_snippets_run_on_the_stand_in(tmp_path, flow):
 
 
 def _lab_aggregates() -> list[dict]:
-    inv = yaml.safe_load((REPO / "playbook/inventory/lab/hosts.yml").read_text())
-    return inv["all"]["children"]["ontap"]["hosts"]["cluster1"]["ontap_aggregates"]
+    return inventory.load("lab").ontap().get("ontap_aggregates")
 
 
 @pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.__name__)
