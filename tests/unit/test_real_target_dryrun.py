@@ -99,6 +99,10 @@ def test_playbook_dry_run_prints_the_plan_and_contacts_nothing(no_network, capsy
     assert ("ONTAP REST API: https://CHANGE-ME-cluster-mgmt.example.invalid:443/api as admin "
             "(password from ONTAP_PASSWORD)") in run.plan
     assert "task: Edit volumes -> netapp.ontap.na_ontap_volume" in run.plan
+    # Ansible's check mode logs in to read the cluster: without a password it cannot, and the
+    # plan says so (check mode itself runs on the lab-remote target: tests/lab).
+    assert lines[-2].startswith("Ansible's check mode did not run: ONTAP_PASSWORD is not set")
+    assert not run.check_mode and run.artifacts is None
     assert lines[-1] == "Nothing was contacted. Re-run with confirm=True to apply."
 
 
