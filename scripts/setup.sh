@@ -32,7 +32,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 t_start=$(now)
 summary=()
 phase_no=0
-PHASES=$(grep -c '^phase "' "$0")        # a new block that calls phase is counted too
+PHASES=$(grep -c '^phase "' "$here/scripts/setup.sh")   # a new block that calls phase counts too
 # phase NAME starts a phase; work WHAT says it is doing something that takes time (with the
 # time since setup started); done_phase RESULT ends it with a line and its own time.
 phase() { phase_no=$((phase_no + 1)); phase_name=$1; phase_t0=$(now); }
