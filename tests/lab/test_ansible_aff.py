@@ -92,7 +92,7 @@ def test_check_mode_on_a_real_target_plans_the_create_and_changes_nothing(lab, r
     tl, _t = lab
     before = len(audit.read(tl.root))
     run = playbooks.run(real, "AFF-1-flexgroup.yml", artifact_dir=tmp_path)
-    assert run.planned and run.check_mode and run.ok and run.rc == 0
+    assert run.planned and run.check_mode and run.ok and run.rc == 0 and not run.would_fail
     assert [(x.task, x.item, x.status, x.detail) for x in run.tasks] == [
         ("Edit volumes", "kafka_fg_vol01", "changed", "actions: ['create']")]
     plan = run.plan.splitlines()
@@ -107,6 +107,14 @@ def test_check_mode_on_a_real_target_plans_the_create_and_changes_nothing(lab, r
     assert requests and all(e["command"].startswith("GET ") for e in requests), requests
     assert "svm_kafka:kafka_fg_vol01" not in state.load(tl.root).volumes
     assert b"--check" in kept_files(run)["command"]
+
+
+def test_check_mode_that_would_fail_is_a_plan_that_says_so(lab, real, tmp_path):
+    run = playbooks.run(real, "AFF-1-flexgroup.tr-as-written.yml", artifact_dir=tmp_path)
+    assert run.planned and run.ok and run.would_fail and run.check() is run
+    assert "as it stands, the run would fail." in run.plan
+    assert any(x.startswith("  Edit volumes: FAILED: ") and "'item' is undefined" in x
+               for x in run.plan.splitlines())
 
 
 def test_playbook_creates_then_is_idempotent_and_keeps_scrubbed_artifacts(lab, private_dirs,

@@ -47,6 +47,7 @@ def test_aff_a900_storage_dry_run_plans_with_ansibles_check_mode(lab, tmp_path):
     # The TR's playbook as printed fails in check mode too, before it reaches anything.
     as_printed = plans["The TR's playbook as printed (dry run)"]
     assert "Edit volumes: FAILED" in as_printed and "'item' is undefined" in as_printed
+    assert "as it stands, the run would fail." in as_printed
     # Check mode reached the cluster and only read it: every REST request a GET, every
     # clustershell command a read; the FlexGroup does not exist.
     received = audit.read(lab.root)[before:]

@@ -10,8 +10,11 @@ Safety, as Ansible users expect it: on a real target without ``confirm`` the pla
 check mode with ``--diff`` (``ansible-playbook --check --diff``). The netapp.ontap modules
 support check mode: they read the cluster over its REST API and report what they would change
 without sending any change. The result is a plan: the playbook, inventory and endpoint, then
-what each task would do. Without a password there is nothing to log in with, so the plan is
-the playbook's tasks only, and it says why check mode did not run.
+what each task would do. A dry run stays a plan when check mode finds that a task would fail
+(``would_fail``; the plan says so and why): check mode can also fail where a task needs what
+an earlier one would have made, so the reader judges. Without a password there is nothing to
+log in with, so the plan is the playbook's tasks only, and it says why check mode did not
+run.
 
 Artifacts: each run's ansible-runner artifacts are kept, with secrets masked, in the
 directory the caller names (``artifact_dir=``), else the target's ``artifacts_dir`` (the
@@ -68,8 +71,15 @@ class PlaybookRun:
 
     @property
     def ok(self) -> bool:
-        """A run, or a check-mode run, that succeeded; a plan without check mode."""
-        return self.rc == 0 if (self.check_mode or not self.planned) else True
+        """A run that succeeded, or a plan (a dry run changes nothing, so it fails nothing:
+        check mode's verdict is ``would_fail``, and the plan says it)."""
+        return self.planned or self.rc == 0
+
+    @property
+    def would_fail(self) -> bool:
+        """Check mode found that the run, as it stands, would fail (check mode can also fail
+        where a task needs what an earlier one would have made: read the plan)."""
+        return self.check_mode and self.rc != 0
 
     def total(self, key: str) -> int:
         """Sum of one play-recap counter (changed, ok, failures...) over all hosts."""
@@ -89,8 +99,7 @@ class PlaybookRun:
         if not self.ok:
             failed = [t for t in self.tasks if t.status == "failed"]
             why = "; ".join(f"{t.task} [{t.item}]: {t.detail}" for t in failed) or self.stdout[-2000:]
-            mode = " in check mode" if self.check_mode else ""
-            raise PlaybookError(f"playbook {self.playbook} failed{mode} on {self.target} "
+            raise PlaybookError(f"playbook {self.playbook} failed on {self.target} "
                                 f"(rc {self.rc}, {self.status}): {why}")
         return self
 
@@ -146,7 +155,8 @@ def plan(target: Target, playbook: str, run: PlaybookRun | None = None,
         return secrets.redact("\n".join(lines))
     lines.append(f"Check mode (ansible-playbook --check --diff) read the cluster over its REST "
                  f"API and changed nothing: netapp.ontap modules send no change in check mode. "
-                 f"Result: {run.status} (rc {run.rc}).")
+                 f"Result: {run.status} (rc {run.rc})"
+                 + (": as it stands, the run would fail." if run.would_fail else "."))
     verbs = {"changed": "would change", "ok": "no change", "failed": "FAILED",
              "skipped": "skipped"}
     for t in run.tasks:
