@@ -1,5 +1,7 @@
 # Entry points. The README names exactly two: `make site` and `make test`.
 # Both install what they need first (scripts/setup.sh is idempotent and ~1 s when warm).
+# `make help` lists every target from the `## ` text on its rule line: a new target without
+# one fails tests/unit/test_make_help.py.
 
 PY      := .venv/bin/python
 PYTEST  := .venv/bin/pytest
@@ -7,41 +9,37 @@ ANTORA  := npx --no-install antora
 
 .PHONY: help setup site site-only test test-full test-fast bench notebook lab-up lab-down lab-status clean
 
-help:
-	@echo "make site    install everything, run the runbook on the lab, build the guide"
-	@echo "make test    install everything, run all tests (unit, lab, notebooks, site, browser)"
-	@echo "make bench   print the benchmarks (site build, lab)"
-	@echo "make notebook CHAPTER=NAME   JupyterLab on 127.0.0.1, to run a chapter step by step"
-	@echo "make lab-up | lab-down | lab-status   manage the embedded lab by hand"
+help: ## list every target (this text)
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-zA-Z_-]+:[^=]*## / {printf "make %-11s %s\n", $$1, $$2}' $(firstword $(MAKEFILE_LIST))
 
-setup:
+setup: ## install what the project needs (Debian packages, .venv, Node packages, Kafka jars, tools)
 	@bash scripts/setup.sh
 
 # The main job: every notebook run on the lab (cached), results embedded, the guide built.
-site: setup
+site: setup ## install everything, run the chapters whose inputs changed on the lab, build the guide (CHAPTERS="a b", FORCE=1)
 	@bash scripts/site.sh
 
 # Build the site from what is committed/rendered, without running anything.
-site-only: setup
+site-only: setup ## build the guide from the committed results, running nothing
 	@$(ANTORA) antora-playbook.yml
 	@echo "Site built: open file://$(CURDIR)/build/site/index.html (French: build/site/tr4947/fr/index.html, Japanese: build/site/tr4947/ja/index.html)"
 
 # nbval re-executes only the notebooks whose inputs changed since their committed results.
-test: setup
+test: setup ## install everything, run all tests (unit, lab, notebooks, site, browser, linters)
 	@$(PYTEST)
 
 # Every notebook re-executed on the lab, whatever changed (drift check on demand).
-test-full: setup
+test-full: setup ## the tests with every notebook re-executed on the lab, whatever changed
 	@TR4947_NBVAL=all $(PYTEST)
 
 # Everything but the lab and browser: quick feedback while editing.
-test-fast: setup
+test-fast: setup ## the tests without the lab and the browser (quick feedback while editing)
 	@$(PYTEST) -m "not lab and not browser"
 
 # Figures only, no assertions (a failed run is reported as failed). The runbook bench runs
 # every chapter cold on the lab (about 40 min on 2 cores) into a temporary results root,
 # times `make site` on a fresh clone, and prints where the cold run's time goes.
-bench: setup
+bench: setup ## print the benchmarks (site build, lab, JVM start, OMB, the whole runbook: about 40 min)
 	@$(PY) bench/site_build.py
 	@$(PY) bench/lab_bench.py
 	@$(PY) bench/jvm_start.py
@@ -49,15 +47,15 @@ bench: setup
 	@$(PY) bench/runbook_bench.py
 
 # JupyterLab on 127.0.0.1 to run a chapter step by step: make notebook CHAPTER=cpu-utilization
-notebook: setup
+notebook: setup ## JupyterLab on 127.0.0.1 to run a chapter step by step (CHAPTER=cpu-utilization)
 	@.venv/bin/tr4947 notebook $(CHAPTER)
 
-lab-up: setup
+lab-up: setup ## build the embedded lab by hand (tr4947 lab up)
 	@.venv/bin/tr4947 lab up
-lab-down:
+lab-down: ## stop the embedded lab and remove its state (tr4947 lab down)
 	@.venv/bin/tr4947 lab down
-lab-status:
+lab-status: ## the lab's hosts and their state (tr4947 lab status)
 	@.venv/bin/tr4947 lab status
 
-clean: lab-down
+clean: lab-down ## take the lab down and remove build/
 	rm -rf build

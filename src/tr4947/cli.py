@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
+from . import __version__
 from .usage import Parser
 
 EPILOG = """\
@@ -13,6 +15,7 @@ examples:
   tr4947 lab up --cluster das --cluster nfs
                                         the broker-recovery layouts (3 brokers + standby each)
   tr4947 lab status                     every host: address, state, Kafka; leftovers of a crash
+  tr4947 lab status --json              the same as one JSON document (for scripts)
   tr4947 lab down                       end every host, remove namespaces and the lab state
   tr4947 run --host fv_c1-broker-1 -- ls -la /demo/broker_demo_1
   tr4947 run --host cluster1 -- volume show -fields is-preserve-unlink-enabled
@@ -24,9 +27,9 @@ examples:
 
 The lab is a network of hosts on this machine (198.18.0.0/16, reached over SSH like any
 site); its state lives in $TR4947_LAB_STATE (default /tmp/tr4947-lab) and its hosts and
-clusters are described in playbook/inventory/lab/hosts.yml. On any other target (--target
-NAME, an inventory under playbook/inventory/) `run` only prints its plan unless the command
-is declared --read-only or --confirm is given.
+clusters are described in playbook/inventory/lab/ (hosts.yml, group_vars/, host_vars/). On
+any other target (--target NAME, an inventory under playbook/inventory/) `run` only prints
+its plan unless the command is declared --read-only or --confirm is given.
 """
 
 
@@ -34,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="tr4947", description="TR-4947 (Apache Kafka on NetApp NFS) as "
                 "runbook-as-code: manage the embedded lab and run commands on targets.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=Parser)
     sub.required = True
 
@@ -60,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     down.add_argument("--inventory", default="lab", help=argparse.SUPPRESS)
     st = lsub.add_parser("status", help="table of lab components and their state")
     st.add_argument("--inventory", default="lab", help=argparse.SUPPRESS)
+    st.add_argument("--json", action="store_true",
+                    help="one JSON document instead of the table: state_dir, network {subnet, "
+                         "up}, running, hosts [{host, role, address, pid, state}], leftovers")
     pw = lsub.add_parser("password", help="print a login of the lab's ONTAP stand-in (for "
                          "ONTAP_PASSWORD when the lab is used as a remote site)",
                          description="Print the password of an ONTAP stand-in login. The lab "
@@ -125,6 +132,8 @@ def _lab(args, parser) -> int:
         elif args.action == "password":
             print(lab.credentials()["ontap_passwords"].get(args.user) or lab.secret(
                 f"ontap:{args.user}"))
+        elif getattr(args, "json", False):
+            print(json.dumps(lab.status_document(), indent=2))
         else:
             print(lab.format_status())
         return 0

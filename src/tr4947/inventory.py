@@ -1,4 +1,5 @@
-"""Targets are Ansible inventories: playbook/inventory/<name>/.
+"""Targets are Ansible inventories: playbook/inventory/<name>/ (hosts.yml naming the hosts and
+groups, their variables in group_vars/ and host_vars/ beside it, as Ansible lays them out).
 
 Parsed with Ansible's own InventoryManager + VariableManager rather than plain YAML, so the
 Python side sees exactly what ansible-runner's plays see: group-variable inheritance and
@@ -253,27 +254,49 @@ RULES["ontap_data_lifs"] = (_check_lifs, "a list of {name: LIF name, address: ho
                                          "[, node: node name]}")
 
 
-def _line_of(path: Path, value: Any) -> str:
-    """ "line N" of the first line that shows the value, when the file is one we can read."""
-    try:
-        text = Path(path).read_text().splitlines()
-    except OSError:
-        return ""
-    needle = str(value)[:40]
-    for n, line in enumerate(text, 1):
-        if needle and needle in line:
-            return f", line {n}"
+def _vars_files(path: Path) -> list[Path]:
+    """The group_vars/ and host_vars/ files Ansible reads beside an inventory file (or in an
+    inventory directory): <name>.yml, .yaml, .json, no suffix, or a <name>/ directory of them."""
+    base = path if path.is_dir() else path.parent
+    return sorted(f for d in ("group_vars", "host_vars") for f in (base / d).rglob("*")
+                  if f.is_file() and f.suffix in (".yml", ".yaml", ".json", "")
+                  and not f.name.startswith("."))
+
+
+def _where(inv: "Inventory", host: str, key: str, value: Any) -> str:
+    """", <file> line N" of the line that sets ``key`` for ``host``: its host_vars, then the
+    group_vars of its groups, then the inventory file (where the value shows)."""
+    base = inv.path if inv.path.is_dir() else inv.path.parent
+    groups = inv.hosts[host].groups + ["all"] if host in inv.hosts else ["all"]
+    names = [("host_vars", host)] + [("group_vars", g) for g in groups]
+    candidates = [f for d, n in names for f in _vars_files(inv.path)
+                  if f.relative_to(base).parts[:2] in ((d, n), (d, n + f.suffix))]
+    key_line = re.compile(rf"^\s*(- )?{re.escape(key)}\s*:")
+    for f in candidates + ([inv.path] if inv.path.is_file() else []):
+        try:
+            text = f.read_text().splitlines()
+        except OSError:
+            continue
+        needle = str(value)[:40]
+        for n, line in enumerate(text, 1):
+            if (f in candidates and key_line.match(line)) or (needle and needle in line):
+                shown = f.relative_to(base) if f.is_relative_to(base) else f
+                return f", {shown} line {n}"
     return ""
 
 
 def _read_yaml_first(path: Path) -> None:
     """Ansible only warns about a file it cannot parse and goes on with an empty inventory;
-    a YAML inventory is read here first so its mistakes stop the run, with their line."""
+    a YAML inventory is read here first so its mistakes stop the run, with their line. The
+    group_vars/ and host_vars/ files beside it are read too: each must be a mapping."""
     files = [path] if path.is_file() else sorted(
-        p for p in path.rglob("*") if p.suffix in (".yml", ".yaml") and p.is_file())
+        p for p in path.rglob("*") if p.suffix in (".yml", ".yaml") and p.is_file()
+        and not p.relative_to(path).parts[0] in ("group_vars", "host_vars"))
+    vars_files = [f for f in _vars_files(path) if f.suffix != ".json"]
     import yaml
-    for f in files:
-        if f.suffix not in (".yml", ".yaml") and f.name != "hosts":
+    for f in files + vars_files:
+        if f.suffix not in (".yml", ".yaml", "") or (f.suffix == "" and f not in vars_files
+                                                     and f.name != "hosts"):
             continue
         text = f.read_text()
         if f.name == "hosts" and not text.lstrip().startswith(("all:", "---")):
@@ -288,7 +311,11 @@ def _read_yaml_first(path: Path) -> None:
                 from None
         except yaml.YAMLError as exc:
             raise InventoryError(f"inventory {f}: not valid YAML: {exc}") from None
-        if f == path or f.parent == path:
+        if f in vars_files:
+            if doc is not None and not isinstance(doc, dict):
+                raise InventoryError(f"inventory {f}: a variables file must be a mapping of "
+                                     f"name: value, not a {type(doc).__name__}")
+        elif f == path or f.parent == path:
             if doc is None:
                 raise InventoryError(f"inventory {f} is empty: describe the hosts under "
                                      "all: children: (see playbook/inventory/aff/hosts.yml)")
@@ -316,7 +343,7 @@ def validate(inv: Inventory) -> Inventory:
         who = f"host {hosts[0]}" if len(hosts) == 1 else f"hosts {', '.join(hosts[:3])}" + \
             (f" and {len(hosts) - 3} more" if len(hosts) > 3 else "")
         problems.append(f"{who}: {key} {shown} is not {RULES[key][1]}"
-                        f"{_line_of(inv.path, value)}")
+                        f"{_where(inv, hosts[0], key, value)}")
     if problems:
         raise InventoryError(f"inventory {inv.path}: " + ("; ".join(problems[:8]))
                              + (f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""))

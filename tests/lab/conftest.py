@@ -31,6 +31,8 @@ from tr4947.wait import until
 from tr4947.lab import remote_inventory
 from tr4947.lab.lab import Lab, LabError, preflight
 
+from ..support import inventory_copy
+
 T = TypeVar("T")
 
 LAB_INVENTORY = paths.INVENTORY / "lab" / "hosts.yml"
@@ -43,25 +45,23 @@ done < {COMMAND_LOG}"""
 
 
 def copy_inventory(dest: Path, state: Path) -> Path:
-    """The lab inventory on 198.19.0.0/16 with its state in ``state``."""
-    text = LAB_INVENTORY.read_text()
-    text = re.sub(r"\b198\.18\.", "198.19.", text).replace(DEFAULT_STATE, str(state))
-    assert "198.18." not in text and DEFAULT_STATE not in text
-    f = Path(dest) / "hosts.yml"
-    f.parent.mkdir(parents=True, exist_ok=True)
-    f.write_text(text)
+    """The lab inventory (hosts.yml, group_vars/, host_vars/) on 198.19.0.0/16 with its state
+    in ``state``."""
+    def edit(text: str) -> str:
+        return re.sub(r"\b198\.18\.", "198.19.", text).replace(DEFAULT_STATE, str(state))
+    f = inventory_copy.copy_inventory(LAB_INVENTORY.parent, Path(dest), edit)
+    left = inventory_copy.tree_text(Path(dest))
+    assert "198.18." not in left and DEFAULT_STATE not in left
     return f
 
 
 def remote_copy(dest: Path, lab_inventory: Path) -> Path:
     """The same hosts described as a remote site (the lab-remote idea: the lab's inventory
     without its lab-only settings, target_kind: lab among them), so default-deny applies."""
-    text = remote_inventory.render(lab_inventory)
-    assert not re.search(r"(?m)^\s*target_kind:", text)
-    f = Path(dest) / "hosts.yml"
-    f.parent.mkdir(parents=True, exist_ok=True)
-    f.write_text(text)
-    return f
+    tree = remote_inventory.render(Path(lab_inventory).parent)
+    assert not any(re.search(r"(?m)^\s*target_kind:", t) for t in tree.values())
+    remote_inventory.write(tree, Path(dest))
+    return Path(dest) / "hosts.yml"
 
 
 @dataclass

@@ -4,9 +4,9 @@ half way (SIGKILL: no handler runs, nothing gets to clean up).
 Every secret the lab makes (its ONTAP logins, the fsxadmin password FSX-1 sends) starts with
 secrets.LAB_MARKER. Two chapters that hand secrets to tools run through the runner on a test
 lab: aws-fsx (the AWS CLI with the fsxadmin password) and aff-a900-storage (Ansible's
-netapp.ontap modules with the ONTAP login). Then build/ (staging runs, kept notebooks,
-Ansible's artifacts), the results, the committed notebooks, playbook/ and the lab's own state
-are searched for the marker.
+netapp.ontap modules with the ONTAP login, whose jobs' artifacts are kept under build/). Then
+build/ (staging runs, kept notebooks, Ansible's kept artifacts), the results, the committed
+notebooks, playbook/ and the lab's own state are searched for the marker.
 """
 from __future__ import annotations
 
@@ -49,13 +49,26 @@ def searched(tl, results: Path) -> list[Path]:
     return [paths.BUILD, results, paths.REPO / "notebooks", paths.REPO / "playbook", tl.root]
 
 
+def ansible_jobs_since(t0: float) -> list[Path]:
+    """Ansible artifacts (one directory per job, with job_events/) kept under build/ by runs
+    that started after ``t0``."""
+    return [d.parent for d in paths.BUILD.rglob("job_events")
+            if d.is_dir() and d.parent.stat().st_mtime >= t0]
+
+
 @pytest.mark.parametrize("chapter", ["aws-fsx", "aff-a900-storage"])
 def test_a_complete_run_leaves_no_secret(lab, tmp_path, chapter):
+    t0 = time.time()
     p = runner(lab, chapter, tmp_path)
     out = p.communicate(timeout=900)[0]
     assert p.returncode == 0, out
     # The run did use a lab secret (else there is nothing to leak and the test proves nothing).
     assert (tmp_path / "lab" / f"{chapter}.json").exists()
+    if chapter == "aff-a900-storage":
+        # Its Ansible jobs' artifacts are kept (for reading after a run) and searched below.
+        jobs = ansible_jobs_since(t0)
+        assert jobs, "the chapter's playbook runs kept no artifacts under build/"
+        assert all((j / "command").exists() and (j / "stdout").exists() for j in jobs)
     assert marker_files(searched(lab, tmp_path)) == []
 
 

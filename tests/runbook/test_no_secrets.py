@@ -14,7 +14,7 @@ from tr4947 import paths, secrets
 from ..support.secret_search import files_with_marker as search
 
 WHERE = ["results", "notebooks", "docs", "snippets", "playbook", "build/site", "build/generated",
-         "build/notebooks", "build/results"]
+         "build/notebooks", "build/results", "build/ansible"]
 
 
 def files_with_marker(roots: list[Path]) -> list[str]:

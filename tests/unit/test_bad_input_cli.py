@@ -51,6 +51,7 @@ CASES = [
          ("sizes_gb takes a list",)),
     Case("runbook-param-bool-for-int", RB + ["broker-recovery", "-p", "repeats=true", "--status"],
          ("repeats takes a whole number",)),
+    Case("runbook-json-without-status", RB + ["sizing", "--json"], ("--json goes with --status",)),
     Case("runbook-unknown-target", RB + ["sizing", "--target", "nosuch", "--status"],
          ("unknown target", "nosuch")),
     Case("render-missing-results", ["-m", "tr4947.results.render", "--results", "/nonexistent"],

@@ -101,6 +101,64 @@ def test_refused(case, tmp_path):
     RESULTS[case.id] = True
 
 
+# The committed inventories keep their variables in group_vars/ and host_vars/, as Ansible
+# lays an inventory out: mistakes there are refused too, naming that file and line.
+LAYOUT = "all:\n  children:\n    ontap:\n      hosts:\n        cluster1:\n" \
+         "    kafka:\n      children:\n        c1:\n          hosts:\n            broker-1:\n"
+VARS = {"group_vars/all.yml": "kafka_port: 9092\n",
+        "group_vars/c1.yml": "kafka_cluster: c1\nkafka_mountpoint: /data/kafka\n",
+        "host_vars/cluster1.yml": "ansible_host: 192.0.2.10\nontap_svm: svm_kafka\n",
+        "host_vars/broker-1.yml": "ansible_host: broker-1.example.invalid\nkafka_node_id: 1\n"}
+LAYOUT_CASES = [
+    Case("host-vars-bad-address", "host_vars/cluster1.yml|ontap_svm: svm_kafka\n"
+         "ansible_host: '192.0.2.10; reboot'\n",
+         ("host cluster1", "ansible_host", "host_vars/cluster1.yml line 2")),
+    Case("group-vars-bad-port", "group_vars/all.yml|# ports\nkafka_port: ninety\n",
+         ("kafka_port", "group_vars/all.yml line 2")),
+    Case("group-vars-bad-path", "group_vars/c1.yml|kafka_cluster: c1\nkafka_mountpoint: data\n",
+         ("host broker-1", "kafka_mountpoint", "group_vars/c1.yml line 2")),
+    Case("group-vars-not-yaml", "group_vars/c1.yml|kafka_cluster: [c1\n",
+         ("group_vars/c1.yml", "not valid YAML", "line")),
+    Case("host-vars-a-list", "host_vars/broker-1.yml|- ansible_host: x\n",
+         ("host_vars/broker-1.yml", "must be a mapping")),
+]
+
+
+def write_layout(d, change: str = ""):
+    (d / "hosts.yml").write_text(LAYOUT)
+    files = dict(VARS)
+    if change:
+        rel, text = change.split("|", 1)
+        files[rel] = text
+    for rel, text in files.items():
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_text(text)
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES, ids=lambda c: c.id)
+def test_refused_in_group_and_host_vars(case, tmp_path):
+    d = tmp_path / "inv"
+    d.mkdir()
+    write_layout(d, case.text)
+    with pytest.raises(inventory.InventoryError) as exc:
+        inventory.load(d)
+    msg = str(exc.value)
+    for part in case.expect:
+        assert part in msg, f"{part!r} not in {msg!r}"
+    assert "\n" not in msg.strip()
+    RESULTS[case.id] = True
+
+
+def test_the_good_layout_loads_as_ansible_reads_it(tmp_path):
+    d = tmp_path / "inv"
+    d.mkdir()
+    write_layout(d)
+    inv = inventory.load(d)
+    assert inv.ontap().get("ontap_svm") == "svm_kafka" and inv.ontap().address == "192.0.2.10"
+    assert [(h.name, h.get("kafka_node_id"), h.get("kafka_port"), h.get("kafka_mountpoint"))
+            for h in inv.cluster("c1")] == [("broker-1", 1, 9092, "/data/kafka")]
+
+
 def test_the_good_inventory_loads(tmp_path):
     d = tmp_path / "inv"
     d.mkdir()
@@ -119,4 +177,4 @@ def test_every_committed_inventory_passes():
 def test_zz_summary():
     print(f"\nbad-input (inventory): {len(RESULTS)} cases, {sum(RESULTS.values())} refused "
           "as expected")
-    assert len(CASES) >= 20
+    assert len(CASES) + len(LAYOUT_CASES) >= 25

@@ -12,6 +12,8 @@ from tr4947 import netguard, paths
 from tr4947.lab.lab import Lab, LabError, volume_create_command
 from tr4947.lab.network import Network, NetworkError, lab_id
 
+from ..support.inventory_copy import copy_inventory
+
 IFNAMSIZ = 16          # the kernel's limit on an interface name, with its terminating NUL
 
 
@@ -58,13 +60,10 @@ def test_the_control_address_must_be_on_the_lab_network():
 
 
 # --- a lab from an inventory ------------------------------------------------------------------
-def remapped(tmp_path, network="198.19", extra=""):
-    text = (paths.INVENTORY / "lab" / "hosts.yml").read_text()
-    text = re.sub(r"\b198\.18\.", network + ".", text) + extra
-    f = tmp_path / "lab" / "hosts.yml"
-    f.parent.mkdir(parents=True, exist_ok=True)
-    f.write_text(text)
-    return f
+def remapped(tmp_path, network="198.19", edit=lambda t: t):
+    """The lab inventory (every file of it) on ``network``, with ``edit`` applied."""
+    return copy_inventory(paths.INVENTORY / "lab", tmp_path / "lab",
+                          lambda t: edit(re.sub(r"\b198\.18\.", network + ".", t)))
 
 
 def test_a_lab_plans_its_hosts_from_the_inventory(tmp_path):
@@ -103,15 +102,14 @@ def test_a_lab_plans_its_hosts_from_the_inventory(tmp_path):
 
 
 def test_a_lab_inventory_off_the_lab_network_or_a_real_one_is_refused(tmp_path):
-    bad = remapped(tmp_path / "a").read_text().replace("lab_network: 198.19.0.0/16",
-                                                       "lab_network: 10.19.0.0/16")
-    (tmp_path / "a" / "lab" / "hosts.yml").write_text(bad)
+    bad = remapped(tmp_path / "a", edit=lambda t: t.replace("lab_network: 198.19.0.0/16",
+                                                            "lab_network: 10.19.0.0/16"))
     with pytest.raises(LabError, match="outside 198.18.0.0/15"):
-        Lab(tmp_path / "a" / "lab" / "hosts.yml", root=tmp_path / "s")
-    real = remapped(tmp_path / "b").read_text().replace("target_kind: lab", "target_kind: real")
-    (tmp_path / "b" / "lab" / "hosts.yml").write_text(real)
+        Lab(bad, root=tmp_path / "s")
+    real = remapped(tmp_path / "b", edit=lambda t: t.replace("target_kind: lab",
+                                                             "target_kind: real"))
     with pytest.raises(LabError, match="does not describe a lab"):
-        Lab(tmp_path / "b" / "lab" / "hosts.yml", root=tmp_path / "s")
+        Lab(real, root=tmp_path / "s")
 
 
 def test_down_refuses_to_remove_a_directory_that_is_not_a_labs(tmp_path):

@@ -98,6 +98,7 @@ def test_volume_show_and_aggregate_report_the_measurement(sh):
         (d / f"broker{b}").mkdir()
         (d / f"broker{b}" / "00000000000000000000.log").write_bytes(seg)
     fields = "used,logical-used,physical-used,sis-space-saved,sis-space-saved-percent"
+    run(sh, 'set -showseparator "|"')
     off = efficiency.parse_fields_table(run(sh, f"volume show -volume kafka* -fields {fields}"))
     assert off[0]["physical-used"] == "288KB" and off[0]["sis-space-saved"] == "0B"
     run(sh, "volume efficiency on -vserver svm_kafka -volume kafka_vol")
@@ -111,6 +112,30 @@ def test_volume_show_and_aggregate_report_the_measurement(sh):
     assert ag.aggregate == "aggr1" and ag.ratio == pytest.approx(3.0)
     assert (ag.logical, ag.physical) == (288 * KiB, 96 * KiB)
     assert ag.computed_ratio == pytest.approx(ag.ratio, abs=0.01)
+
+
+def test_fields_with_a_separator_keep_values_with_spaces_whole(sh):
+    """The padded -fields layout cannot tell a value with spaces from the padding; after
+    `set -showseparator "|"` every value is read whole (ONTAP quotes one with a space)."""
+    run(sh, 'volume create -vserver svm_kafka -volume kafka_a -aggregate aggr1 -size 1g '
+            '-junction-path /kafka_a -comment "logs of cluster 1"')
+    run(sh, "volume create -vserver svm_kafka -volume kafka_b -aggregate aggr1 -size 1g")
+    padded = run(sh, "volume show -volume kafka* -fields comment,size")
+    assert "logs of cluster 1 1GB" in padded
+    with pytest.raises(ValueError, match=r'set -showseparator "\|"'):
+        efficiency.parse_fields_table(padded)
+    run(sh, 'set -showseparator "|"')
+    out = run(sh, "volume show -volume kafka* -fields comment,size")
+    assert out.splitlines()[:3] == [
+        "vserver|volume|comment|size|", "Vserver Name|Volume Name|Comment|Volume Size|",
+        'svm_kafka|kafka_a|"logs of cluster 1"|1GB|']
+    assert efficiency.parse_fields_table(out) == [
+        {"vserver": "svm_kafka", "volume": "kafka_a", "comment": "logs of cluster 1",
+         "size": "1GB"},
+        {"vserver": "svm_kafka", "volume": "kafka_b", "comment": "", "size": "1GB"}]
+    # The default layout comes back with the default separator.
+    run(sh, 'set -showseparator " "')
+    assert run(sh, "volume show -volume kafka* -fields size").splitlines()[1].startswith("---")
 
 
 def test_parsers_reject_other_output():

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tr4947.omb.driver import consumer_config, parse_driver, producer_config
-from tr4947.omb.properties import parse_properties
+from tr4947.omb.properties import PropertiesError, parse_properties, parse_properties_lines
 from tr4947.omb.workload import ConfigError, parse_workload, workload_file_name
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "omb"
@@ -96,6 +96,17 @@ def test_java_properties_syntax():
     assert parse_properties(text) == {"a": "1", "b": "two words ", "c": "x",
                                       "d": "linecontinued", "e": "A\t", "f": ""}
     assert parse_properties("") == {} and parse_properties(None) == {}
+
+
+def test_every_entry_keeps_its_line_and_java_reads_hash_colon_as_a_comment():
+    text = "#: not=metadata\n\n  a=1\nb \\\n   = 2\na=3\nsmile=\\uD83D\\uDE00\n"
+    # Java keeps a key's last value; the driver check wants every occurrence and its line.
+    assert parse_properties_lines(text) == [("a", "1", 2), ("b", "2", 3), ("a", "3", 5),
+                                            ("smile", "\U0001F600", 6)]
+    assert parse_properties(text)["a"] == "3"
+    with pytest.raises(PropertiesError, match=r"malformed \\uxxxx escape") as e:
+        parse_properties_lines("x=1\n\n y=\\u00zz\n")
+    assert e.value.line == 2
 
 
 def test_producer_properties_are_translated_for_librdkafka():

@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tr4947 import paths
+from tr4947 import inventory, paths
 from tr4947.lab.ontap import bootstrap, rest, session, state
 from tr4947.targets.base import ontap_lines, render_vars
 
@@ -88,7 +87,7 @@ def fsx(root: Path, aggregates: list[dict]) -> None:
             {"name": "svmkafkatest_nfs_1", "address": "127.0.10.21"}])
     run(s, "aws-fsx/FSX-5-volume-create.ontap")
     shown = run(s, "preflight/PRE-1-ontap-volumes.ontap", svm="svmkafkatest")[-1]
-    assert shown.count(" true") == 6, shown
+    assert shown.count("|true|") == 6, shown
     sizes = run(s, "aws-fsx/FSX-5-volume-size.ontap")
     assert all("size set to" in o for o in sizes[:-1])
     # As printed, FSX-5's `volume mount` repeats the junction `volume create` already set:
@@ -120,13 +119,13 @@ def fsx_as_printed_then_pre2(root: Path, aggregates: list[dict]) -> None:
     s = session.Session(root)
     run(s, "aws-fsx/FSX-5-volume-create.tr-as-written.ontap")
     shown = run(s, "preflight/PRE-1-ontap-volumes.ontap", svm="svmkafkatest")[-1]
-    assert shown.count(" false") == 7, shown          # six volumes and the SVM's root
+    assert shown.count("|false|") == 7, shown         # six volumes and the SVM's root
     for n in range(1, 7):
         out = run(s, "preflight/PRE-2-preserve-unlink.ontap", svm="svmkafkatest",
                   volume=f"kafkafsxN{n}")[-1]
         assert f"kafkafsxN{n}" in out and "true" in out, out
     shown = run(s, "preflight/PRE-1-ontap-volumes.ontap", svm="svmkafkatest")[-1]
-    assert shown.count(" true") == 6 and shown.count(" false") == 1, shown
+    assert shown.count("|true|") == 6 and shown.count("|false|") == 1, shown
 
 
 FLOWS = [functional_validation_and_efficiency, cvo, fsx, fsx_as_printed_then_pre2, aff]
@@ -138,8 +137,7 @@ def test_snippets_run_on_the_stand_in(tmp_path, flow):
 
 
 def _lab_aggregates() -> list[dict]:
-    inv = yaml.safe_load((REPO / "playbook/inventory/lab/hosts.yml").read_text())
-    return inv["all"]["children"]["ontap"]["hosts"]["cluster1"]["ontap_aggregates"]
+    return inventory.load("lab").ontap().get("ontap_aggregates")
 
 
 @pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.__name__)

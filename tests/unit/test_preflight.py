@@ -4,12 +4,13 @@ from tr4947.procedures import preflight as pf
 ONTAP = """cluster1::> version
 NetApp Release 9.12.1 (lab stand-in)
 cluster1::> set -privilege advanced
+cluster1::*> set -showseparator "|"
 cluster1::*> volume show -vserver svm_kafka -fields junction-path,is-preserve-unlink-enabled
-vserver   volume            junction-path      is-preserve-unlink-enabled
---------- ----------------- ------------------ --------------------------
-svm_kafka svm_kafka_root    /                  false
-svm_kafka kafka_fg_vol01    /kafka_fg_vol01    true
-svm_kafka generic_nfsv3_vol /generic_nfsv3_vol false
+vserver|volume|junction-path|is-preserve-unlink-enabled|
+Vserver Name|Volume Name|Junction Path|Is Preserve Unlink Enabled|
+svm_kafka|svm_kafka_root|/|false|
+svm_kafka|kafka_fg_vol01|/kafka_fg_vol01|true|
+svm_kafka|generic_nfsv3_vol|/generic_nfsv3_vol|false|
 3 entries were displayed.
 """
 

@@ -78,8 +78,12 @@ def test_example_inventories_are_real_targets_with_placeholders(name):
                          for a in addrs)
     for group in ("ontap", "kafka", "brokers", "clients"):
         assert inv.groups.get(group), f"{name}: group {group} is empty"
-    text = inv.path.read_text().lower()
-    assert "password:" not in text and "ansible_password" not in text
+    # No password in any file of it (hosts.yml, group_vars/, host_vars/).
+    files = [f for f in inv.path.parent.rglob("*") if f.is_file()]
+    assert len(files) > 1
+    for f in files:
+        text = f.read_text().lower()
+        assert "password:" not in text and "ansible_password" not in text, f
     assert type(targets.open(name)) is Target and not targets.open(name).confirm
 
 
@@ -96,6 +100,10 @@ def test_playbook_dry_run_prints_the_plan_and_contacts_nothing(no_network, capsy
     assert ("ONTAP REST API: https://CHANGE-ME-cluster-mgmt.example.invalid:443/api as admin "
             "(password from ONTAP_PASSWORD)") in run.plan
     assert "task: Edit volumes -> netapp.ontap.na_ontap_volume" in run.plan
+    # Ansible's check mode logs in to read the cluster: without a password it cannot, and the
+    # plan says so (check mode itself runs on the lab-remote target: tests/lab).
+    assert lines[-2].startswith("Ansible's check mode did not run: ONTAP_PASSWORD is not set")
+    assert not run.check_mode and run.artifacts is None
     assert lines[-1] == "Nothing was contacted. Re-run with confirm=True to apply."
 
 

@@ -662,17 +662,31 @@ class Lab:
                          "pid": rec.pid if rec else "", "state": state})
         return rows
 
+    def status_document(self) -> dict:
+        """What `tr4947 lab status --json` prints: the lab's state dir and network, each
+        host (pid null when it has none) and what a lab that is down left behind."""
+        up = bool(self.running())
+        return {"state_dir": str(self.root),
+                "network": {"subnet": str(self.net.subnet), "up": self.net.up()},
+                "running": up,
+                "hosts": [{**r, "pid": r["pid"] or None} for r in self.status()],
+                "leftovers": [] if up else self.leftovers()}
+
     def format_status(self) -> str:
-        rows = self.status()
+        doc = self.status_document()
+        rows = doc["hosts"]
         cols = ["host", "role", "address", "pid", "state"]
-        w = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in cols}
+
+        def cell(r, c):
+            return "" if r.get(c) is None else str(r[c])
+        w = {c: max(len(c), *(len(cell(r, c)) for r in rows)) for c in cols}
         lines = ["  ".join(c.upper().ljust(w[c]) for c in cols)]
-        lines += ["  ".join(str(r.get(c, "")).ljust(w[c]) for c in cols) for r in rows]
-        left = self.leftovers() if not self.running() else []
+        lines += ["  ".join(cell(r, c).ljust(w[c]) for c in cols) for r in rows]
+        left = doc["leftovers"]
         tail = ("\nleft over from a lab that is not running (remove with `tr4947 lab down`):\n  "
                 + "\n  ".join(left)) if left else ""
-        return (f"lab state: {self.root}; network {self.net.subnet} "
-                f"({'up' if self.net.up() else 'down'})\n" + "\n".join(lines) + tail)
+        return (f"lab state: {doc['state_dir']}; network {doc['network']['subnet']} "
+                f"({'up' if doc['network']['up'] else 'down'})\n" + "\n".join(lines) + tail)
 
 
 def volume_create_command(svm: str, name: str, spec: dict) -> str:

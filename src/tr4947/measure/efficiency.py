@@ -1,7 +1,8 @@
 """Storage efficiency as ONTAP reports it, and the TR's figures checked against each other.
 
 The numbers come from ONTAP's own commands (``storage aggregate show-efficiency -instance``,
-``volume show -fields ...``), read as an operator reads them, on any target. On the lab the
+``volume show -fields ...`` with a field separator), read as scripts read them, on any
+target. On the lab the
 stand-in computes them from the data really written (tr4947.lab.ontap.space: 4 KiB block
 deduplication within a volume, then zlib level 1 over 8 KiB compression groups).
 
@@ -10,6 +11,7 @@ a saving is 1 - physical / logical (so 1.70:1 means 41% saved, and 33% saved mea
 """
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass
 
@@ -68,21 +70,43 @@ def parse_aggregate_efficiency(text: str) -> list[AggregateEfficiency]:
     return out
 
 
-def parse_fields_table(text: str) -> list[dict[str, str]]:
-    """Rows of a clustershell ``show -fields`` table: a header line of field names, a
-    line of dashes, then one line per record (values without spaces)."""
-    lines = [l for l in text.splitlines() if l.strip()]
-    for i in range(1, len(lines)):
-        if set(lines[i].replace(" ", "")) == {"-"} and i > 0:
-            header = lines[i - 1].split()
-            rows = []
-            for l in lines[i + 1:]:
-                vals = l.split()
-                if len(vals) != len(header):
-                    break                   # "N entries were displayed." or another prompt
-                rows.append(dict(zip(header, vals)))
-            return rows
-    raise ValueError("no '-fields' table in the output (header line followed by dashes)")
+#: The field separator the guide's ONTAP snippets set before a ``-fields`` read.
+SEPARATOR = "|"
+
+
+def parse_fields_table(text: str, separator: str = SEPARATOR) -> list[dict[str, str]]:
+    """Records of a clustershell ``show -fields`` table printed after ``set -showseparator
+    "|"``, as scripts read ONTAP: a line of field names, a line of their titles, then one line
+    per record, every value followed by the separator and a value holding a space or the
+    separator in double quotes. The csv module reads the lines, so a value with spaces (a
+    comment, a description) comes back whole; ONTAP's padded layout is refused, since its
+    values cannot be told apart from the padding."""
+    if len(separator) != 1:
+        raise ValueError(f"separator {separator!r}: one character (csv reads the lines)")
+    lines = text.splitlines()
+
+    def cells(line: str) -> list[str] | None:
+        if not line.endswith(separator):
+            return None
+        row = next(csv.reader([line], delimiter=separator, quotechar='"', strict=True))
+        return row[:-1] if row and row[-1] == "" else None
+    for i, line in enumerate(lines[:-1]):
+        header = cells(line)
+        if not header or not all(re.fullmatch(r"[a-z0-9][a-z0-9.-]*", h) for h in header):
+            continue
+        titles = cells(lines[i + 1])
+        if titles is None or len(titles) != len(header):
+            continue
+        rows = []
+        for l in lines[i + 2:]:
+            vals = cells(l)
+            if vals is None or len(vals) != len(header):
+                break                   # "N entries were displayed." or the next command
+            rows.append(dict(zip(header, vals)))
+        return rows
+    raise ValueError(f"no '-fields' table printed with the separator {separator!r} in the "
+                     f"output (run `set -showseparator \"{separator}\"` before the show "
+                     "command)")
 
 
 @dataclass

@@ -3,10 +3,18 @@
 The driver YAML holds these as multi-line strings; OMB calls ``Properties.load(new
 StringReader(...))`` on them, so the syntax is Java's, not YAML's: ``#``/``!`` comments,
 ``key=value``, ``key: value`` or ``key value``, backslash line continuations and escapes.
+
+Parsed with javaproperties, whose parser follows Properties.load and, unlike a dict-shaped
+reader, yields every entry in order with its source text: the driver's checks name a key set
+twice and the line each entry starts on.
 """
 from __future__ import annotations
 
-_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+import re
+
+import javaproperties
+
+_EOL = re.compile(r"\r\n|\r|\n")
 
 
 class PropertiesError(ValueError):
@@ -15,48 +23,6 @@ class PropertiesError(ValueError):
     def __init__(self, message: str, line: int):
         super().__init__(message)
         self.line = line
-
-
-def _logical_lines(text: str):
-    """(0-based index of the line it starts on, logical line)."""
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        start = i
-        line = lines[i].lstrip(" \t\f")
-        i += 1
-        if not line or line[0] in "#!":
-            continue
-        # A line ending in an odd number of backslashes continues on the next line.
-        while (len(line) - len(line.rstrip("\\"))) % 2 == 1 and i <= len(lines):
-            line = line[:-1]
-            if i < len(lines):
-                line += lines[i].lstrip(" \t\f")
-            i += 1
-        yield start, line
-
-
-def _unescape(s: str) -> str:
-    out, i = [], 0
-    while i < len(s):
-        c = s[i]
-        if c == "\\" and i + 1 < len(s):
-            n = s[i + 1]
-            if n == "u":
-                # Java's Properties.load: IllegalArgumentException "Malformed \\uxxxx encoding."
-                hexd = s[i + 2:i + 6]
-                if len(hexd) < 4 or any(ch not in "0123456789abcdefABCDEF" for ch in hexd):
-                    raise ValueError(f"malformed \\uxxxx escape {s[i:i + 6]!r} (Java's "
-                                     f"Properties.load refuses it; write \\\\u for a backslash)")
-                out.append(chr(int(hexd, 16)))
-                i += 6
-                continue
-            out.append(_ESCAPES.get(n, n))
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
 
 
 def parse_properties(text: str | None) -> dict[str, str]:
@@ -70,22 +36,18 @@ def parse_properties_lines(text: str | None) -> list[tuple[str, str, int]]:
     props: list[tuple[str, str, int]] = []
     if not text:
         return props
-    for start, line in _logical_lines(text):
-        # The key ends at the first unescaped '=', ':' or whitespace.
-        i = 0
-        while i < len(line):
-            if line[i] == "\\":
-                i += 2
-                continue
-            if line[i] in "=: \t\f":
-                break
-            i += 1
-        key, rest = line[:i], line[i:]
-        rest = rest.lstrip(" \t\f")
-        if rest[:1] in ("=", ":"):
-            rest = rest[1:].lstrip(" \t\f")
+    line = 0                          # where the next element starts
+    elements = javaproperties.parse(text)
+    while True:
         try:
-            props.append((_unescape(key), _unescape(rest), start))
-        except ValueError as e:
-            raise PropertiesError(str(e), start) from None
-    return props
+            e = next(elements)
+        except StopIteration:
+            return props
+        except javaproperties.InvalidUEscapeError as exc:
+            # Java: IllegalArgumentException "Malformed \uxxxx encoding."
+            raise PropertiesError(f"malformed \\uxxxx escape {exc.escape!r} (Java's "
+                                  "Properties.load refuses it; write \\\\u for a backslash)",
+                                  line) from None
+        if isinstance(e, javaproperties.KeyValue):
+            props.append((e.key, e.value, line))
+        line += len(_EOL.findall(e.source)) or 1

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..measure.efficiency import parse_fields_table
+
 SNIP = "preflight/"
 PASS, FAIL, CHECK, INFO = "pass", "FAIL", "check", "info"
 MIN_ONTAP = (9, 12, 1)
@@ -139,21 +141,15 @@ class OntapFacts:
 
 
 def parse_ontap_facts(text: str) -> OntapFacts:
+    """PRE-1-ontap-volumes.ontap's output: the release line of ``version`` and the volumes'
+    ``-fields`` table (printed with a field separator, so a value is read whole)."""
     m = re.search(r"NetApp Release (\d+)\.(\d+)\.(\d+)", text)
     version = tuple(int(x) for x in m.groups()) if m else None
     vm = re.search(r"NetApp Release [^\n]*", text)
-    volumes = {}
-    rows = False
-    for line in text.splitlines():
-        words = line.split()
-        if words[:2] == ["vserver", "volume"]:
-            rows = True
-            continue
-        if rows and len(words) == 4 and not set(line.strip()) <= {"-", " "}:
-            _svm, vol, jp, flag = words
-            volumes[jp] = (vol, flag == "true")
-        elif rows and ("entries were displayed" in line or "entry was displayed" in line):
-            rows = False
+    rows = [] if "There are no entries matching your query." in text else \
+        parse_fields_table(text)
+    volumes = {r["junction-path"]: (r["volume"], r["is-preserve-unlink-enabled"] == "true")
+               for r in rows}
     return OntapFacts(version, vm.group(0) if vm else "", volumes)
 
 
@@ -271,6 +267,8 @@ def ontap_facts(t, svm: str, needs=None):
     ontap = t.inventory.ontap().name
     r = t.run_snippet(SNIP + "PRE-1-ontap-volumes.ontap", ontap, read_only=True, check=True,
                       svm=svm, needs=needs)
+    if r.planned:                  # a dry run's plan: nothing was read
+        return OntapFacts(None, "", {}), r
     return parse_ontap_facts(r.stdout), r
 
 

@@ -26,6 +26,7 @@ examples:
                                                notebook's name runs it with all its
                                                variants, elsewhere only named ones run)
   tr4947 runbook --status                      what would run, and why (runs nothing)
+  tr4947 runbook --status --json               the same as one JSON document (for scripts)
   tr4947 runbook aws-cvo-storage --target my-cvo
                                                on your own Cloud Volumes ONTAP (dry run: only
                                                read-only steps run, the rest is printed)
@@ -72,7 +73,9 @@ def build_parser() -> Parser:
     p.add_argument("--force", action="store_true", help="run even if up to date")
     p.add_argument("--status", action="store_true",
                    help="say which chapters are up to date and why the others would run")
-    p.add_argument("--json", action="store_true", help="with --status: one JSON document")
+    p.add_argument("--json", action="store_true",
+                   help="with --status: one JSON document {target, results, chapters: [{chapter, "
+                        "up_to_date, why, run}]}")
     p.add_argument("--results", type=Path, default=None, metavar="DIR",
                    help="where run records go (default: results/ in the repository)")
     return p
@@ -104,7 +107,10 @@ def main(argv=None) -> int:
     names = [a for a in argv if not a.startswith("-")]
     if names and any(a in ("-h", "--help") for a in argv):
         return chapter_help(names)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.json and not args.status:
+        parser.error("--json goes with --status (a run prints its progress, not JSON)")
     # A terminated runner cleans up as one interrupted with Ctrl-C does.
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     from . import execute
@@ -124,7 +130,7 @@ def main(argv=None) -> int:
             if args.json:
                 import json
                 print(json.dumps({"target": runner.label, "kind": runner.kind,
-                                  "chapters": rows}, indent=1))
+                                  "results": str(runner.results), "chapters": rows}, indent=2))
                 return 0
             width = max(24, *(len(r["chapter"]) + 1 for r in rows))
             for r in rows:

@@ -154,7 +154,9 @@ def _show(records: list, args: dict, ctx, registry: dict[str, tuple], keys: list
         cols = keys + [n for n in names if n not in keys]
         if not records:
             return render.none_found()
-        return render.fields_table(cols, [[visible[n][1](r) for n in cols] for r in records])
+        return render.fields_table(cols, [[visible[n][1](r) for n in cols] for r in records],
+                                   getattr(ctx, "separator", " "),
+                                   [visible[n][0] or n for n in cols])
     if not records:
         return render.none_found()
     if args.get("instance"):
@@ -188,6 +190,7 @@ def _set_confirm(args, ctx):
                    positional=True, help="Privilege Level"),
                  P("confirmations", "enum", choices=("on", "off"), help="Confirmation Messages"),
                  P("showallfields", "bool", help="Show All Fields"),
+                 P("showseparator", help="Show Separator", placeholder="<text>"),
                  P("rows", "int", help="Pagination Rows ('0' disables)"),
                  P("units", "enum", choices=("auto", "raw", "B", "KB", "MB", "GB", "TB", "PB"),
                    help="Data Units")],
@@ -197,6 +200,8 @@ def set_cmd(ctx, a):
         ctx.confirmations = a["confirmations"] == "on"
     if "privilege" in a:
         ctx.privilege = a["privilege"]
+    if "showseparator" in a:
+        ctx.separator = a["showseparator"]
     return ""
 
 

@@ -1,5 +1,5 @@
 """How the clustershell prints: fixed-width tables that wrap long values, ``-fields``
-tables, ``-instance`` records and the "N entries were displayed." footer."""
+tables (padded, or with the session's ``-showseparator``), ``-instance`` records and the "N entries were displayed." footer."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,9 +52,24 @@ def entries(n: int) -> str:
     return f"\n{n} entries were displayed." if n > 1 else ""
 
 
-def fields_table(names: list[str], rows: list[list[str]]) -> str:
-    """``-fields`` output: lower-case field names, columns as wide as their widest value,
-    single-space separated (ONTAP pads every column, the last one too)."""
+def fields_table(names: list[str], rows: list[list[str]], separator: str = " ",
+                 titles: list[str] | None = None) -> str:
+    """``-fields`` output: lower-case field names, then one line per record.
+
+    With the session's default separator (a space) the columns are as wide as their widest
+    value, single-space separated (ONTAP pads every column, the last one too) and a line of
+    dashes sits under the names. After ``set -showseparator X`` (how scripts read ONTAP) there
+    is no padding and no dashes: the field names, then the fields' long titles, then the
+    records, each value followed by X; a value holding a space or X is double-quoted. As
+    ONTAP prints it, e.g. ``vserver|volume|junction-path|`` / ``Vserver Name|Volume
+    Name|Junction Path|`` / ``svm_kafka|kafka_vol|/kafka_vol|``."""
+    if separator != " ":
+        def cell(v: str) -> str:
+            return f'"{v}"' if (" " in v or "\t" in v or (separator and separator in v)) else v
+        out = ["".join(n + separator for n in names),
+               "".join(t + separator for t in (titles or names))]
+        out += ["".join(cell(v) + separator for v in r) for r in rows]
+        return "\n".join(out) + entries(len(rows))
     widths = [max([len(n)] + [len(r[i]) for r in rows]) for i, n in enumerate(names)]
     out = [" ".join(n.ljust(w) for n, w in zip(names, widths)) + " ",
            " ".join("-" * w for w in widths) + " "]

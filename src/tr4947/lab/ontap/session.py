@@ -27,6 +27,7 @@ class Session:
         self.peer = peer
         self.privilege = "admin"
         self.confirmations = True
+        self.separator = " "            # set -showseparator: how -fields output is laid out
         self.cluster_name = state.load(self.root).name
 
     @property
