@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from .omb.properties import parse_properties
+from .javaprops import parse_properties
 
 _KEY = re.compile(r"^\s*([^#!\s=:][^=:\s]*)\s*[=:\s]")
 

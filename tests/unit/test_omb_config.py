@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tr4947.omb.driver import consumer_config, parse_driver, producer_config
-from tr4947.omb.properties import PropertiesError, parse_properties, parse_properties_lines
+from tr4947.javaprops import PropertiesError, parse_properties, parse_properties_lines
 from tr4947.omb.workload import ConfigError, parse_workload, workload_file_name
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "omb"

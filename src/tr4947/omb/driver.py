@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from .properties import PropertiesError, parse_properties, parse_properties_lines
+from ..javaprops import PropertiesError, parse_properties, parse_properties_lines
 from .workload import ConfigError, Doc, Field, Problems, check_range, coerce, load_mapping, log, show
 
 

@@ -12,7 +12,7 @@ import re
 
 from .. import paths
 from ..measure import cpu, kafka_config
-from ..omb.properties import parse_properties
+from ..javaprops import parse_properties
 from . import omb
 
 SNIP = "cpu-utilization/"

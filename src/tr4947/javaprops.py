@@ -1,8 +1,8 @@
-"""java.util.Properties text, as OMB's Kafka driver loads ``commonConfig``/``producerConfig``...
-
-The driver YAML holds these as multi-line strings; OMB calls ``Properties.load(new
-StringReader(...))`` on them, so the syntax is Java's, not YAML's: ``#``/``!`` comments,
-``key=value``, ``key: value`` or ``key value``, backslash line continuations and escapes.
+"""java.util.Properties text, parsed as Java parses it: OMB's driver settings
+(``commonConfig``/``producerConfig``... in the driver YAML, which OMB loads with
+``Properties.load``) and brokers' ``server.properties`` alike. The syntax is Java's, not
+YAML's: ``#``/``!`` comments, ``key=value``, ``key: value`` or ``key value``, backslash line
+continuations and escapes.
 
 Parsed with javaproperties, whose parser follows Properties.load and, unlike a dict-shaped
 reader, yields every entry in order with its source text: the driver's checks name a key set
