@@ -151,6 +151,8 @@ def attach(notebook: str, target: str = "lab", confirm: bool = False,
     given = RunFile.read(results_dir)
     if given is not None:
         t = targets.open(given.inventory, confirm=given.confirm)
+        # The run's Ansible artifacts (scrubbed of secrets) are kept with the run.
+        t.artifacts_dir = Path(results_dir) / "ansible"
         rec = record.start(notebook, given.chapter, given.target, results_dir, given.kind,
                            given.run_id)
         run = ChapterRun(t, rec, notebook, True, given.provisioned)

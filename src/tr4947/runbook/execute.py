@@ -184,7 +184,13 @@ class Runner:
             if not was_up:
                 self.reset()
         if outcome.status == "ran":
-            shutil.rmtree(stage, ignore_errors=True)
+            # Kept: the run's Ansible artifacts (build/runs/<run id>/ansible/, scrubbed);
+            # the rest of the staging directory is in the record and executed notebook now.
+            for f in stage.iterdir():
+                if f.name != "ansible":
+                    shutil.rmtree(f, ignore_errors=True) if f.is_dir() else f.unlink()
+            if not any(stage.iterdir()):
+                stage.rmdir()
             timing = (store.committed(self.label, chapter.name, self.results) or {}) \
                 .get("run", {}).get("timing", {})
             self.say(f"  done in {outcome.seconds:.0f}s (run {run_id}; measuring "
