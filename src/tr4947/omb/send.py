@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import string
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from confluent_kafka import KafkaError
@@ -99,6 +99,12 @@ class BatchSender:
     def __init__(self, producers: Sequence, topics: Sequence[str], ring: MessageRing,
                  on_delivery: Callable, clock: Callable[[], float] = time.perf_counter):
         self.producers = list(producers)
+        missing = [p for p in self.producers if not hasattr(p, "produce_batch")]
+        if missing:
+            import confluent_kafka
+            raise RuntimeError(f"confluent-kafka {confluent_kafka.version()[0]} has no "
+                               f"Producer.produce_batch; install the version requirements.txt "
+                               f"pins")
         self.topics = list(topics)
         self.ring = ring
         self.on_delivery = on_delivery
