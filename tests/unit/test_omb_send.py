@@ -175,7 +175,7 @@ def test_the_worker_holds_its_rate_and_times_every_message_it_hands_over(rate):
     window = time.monotonic() - t0
     handed = decode(st["publishDelayLatency"]).get_total_count()
     assert abs(handed / window - rate) / rate < 0.05, (handed, window)
-    assert st["behind_s"] < 0.1
+    assert st["behind_s"] <= 0.5          # Pacer.keeping_up()'s tolerance: on schedule
     # Nothing is delivered without a broker: no sent message, no publish latency.
     assert st["messagesSent"] == 0 and decode(st["publishLatency"]).get_total_count() == 0
     stopped = call("stop_load", True)
