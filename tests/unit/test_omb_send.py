@@ -168,13 +168,21 @@ def test_the_worker_holds_its_rate_and_times_every_message_it_hands_over(rate):
     call, th = _worker(rate)
     call("start", rate)
     time.sleep(0.3)
-    call("stats")                                   # the warm-up period, discarded
+    # A period runs from one stats command to the next (the worker takes each within a
+    # burst); the reply's own time (folding, encoding) is after it.
     t0 = time.monotonic()
+    before = call("stats")                          # the warm-up period, discarded
     time.sleep(2.0)
+    t1 = time.monotonic()
     st = call("stats")
-    window = time.monotonic() - t0
+    window = t1 - t0
     handed = decode(st["publishDelayLatency"]).get_total_count()
-    assert abs(handed / window - rate) / rate < 0.05, (handed, window)
+    # OMB's schedule: the window's share of it, less what was still due at its end, plus
+    # what was due from before it (a descheduled worker catches up): each at most the lag
+    # the worker reports for that period.
+    due = rate * window
+    assert due * 0.97 - rate * st["behind_s"] <= handed <= due * 1.03 + rate * before["behind_s"], \
+        (handed, window, before["behind_s"], st["behind_s"])
     assert st["behind_s"] <= 0.5          # Pacer.keeping_up()'s tolerance: on schedule
     # Nothing is delivered without a broker: no sent message, no publish latency.
     assert st["messagesSent"] == 0 and decode(st["publishLatency"]).get_total_count() == 0
