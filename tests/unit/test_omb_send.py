@@ -5,6 +5,7 @@ on: produce_batch enqueues, a full queue refuses, purge() releases, exactly as w
 only deliveries never happen. What needs a broker (delivery, publish latency) is in
 tests/lab/test_omb_lab.py and bench/omb_vs_perftest.py.
 """
+import itertools
 import threading
 import time
 from collections import Counter
@@ -15,7 +16,8 @@ import pytest
 from confluent_kafka import KafkaError, Producer
 from hdrh.histogram import HdrHistogram
 
-from tr4947.omb.send import KEY_COUNT, KEY_LENGTH, RING, BatchSender, MessageRing
+from tr4947.omb.send import (KEY_COUNT, KEY_LENGTH, RING, BatchSender, MessageRing,
+                             StickyPartitioner, messages_per_batch)
 from tr4947.omb.stats import PUBLISH_MAX_US, LatencyBuffer, decode, new_histogram
 from tr4947.omb.worker import producer_worker
 
@@ -62,6 +64,49 @@ def test_random_keys_come_from_the_ten_thousand():
     keys = [m["key"] for _ in range(10) for m in ring.take(2000)]
     assert set(keys) <= set(ring.keys.tolist()) and len(set(keys)) > 8000
     assert keys[:KEY_COUNT] != keys[KEY_COUNT:]
+
+
+# --- partitioning of messages without a key (Java's sticky partitioner) ------------------------
+def test_a_stint_is_what_fills_one_librdkafka_batch():
+    # batch.size 1 MiB is capped by librdkafka's message.max.bytes (1,000,000); each 1 KiB
+    # record is reserved 36 bytes of framing, the batch 61.
+    assert messages_per_batch({"batch.size": "1048576"}, 1024) == (1_000_000 - 61) // 1060
+    assert messages_per_batch({"batch.size": "16384"}, 1024) == (16384 - 61) // 1060
+    assert messages_per_batch({"batch.size": "16384", "message.max.bytes": "2000000"},
+                              100) == (16384 - 61) // 136
+    assert messages_per_batch({"batch.size": "1000"}, 5000) == 1
+
+
+def test_sticky_partitions_change_after_a_batch_and_spread_evenly():
+    sp = StickyPartitioner(10, 943, rng=np.random.default_rng(3))
+    seq = []
+    for n in [1, 2000, 500, 943, 7, 4000] * 40:
+        pieces = sp.split(n)
+        assert sum(c for _, c in pieces) == n
+        seq += [part for part, c in pieces for _ in range(c)]
+    # runs of one partition are whole stints (a run can be two stints when the draw repeats)
+    runs, start = [], 0
+    for i in range(1, len(seq) + 1):
+        if i == len(seq) or seq[i] != seq[start]:
+            runs.append(i - start)
+            start = i
+    assert all(r % 943 == 0 for r in runs[:-1])
+    per = Counter(seq)
+    assert set(per) == set(range(10))
+    assert max(per.values()) < 1.5 * len(seq) / 10   # uniform draws, 300 stints
+
+
+def test_keyless_bursts_go_a_partition_at_a_time():
+    p = producer()
+    got = []
+    s = BatchSender([p], ["t"], MessageRing([b"x" * 100]), lambda e, m: got.append(m.partition()),
+                    partitioners=[StickyPartitioner(4, 150, rng=np.random.default_rng(5))])
+    assert s.send(1000)[0] == 1000 and s.send(200)[0] == 200
+    release(p)
+    # purged before any metadata: librdkafka reports the partition each message was given
+    runs = [len(list(g)) for _, g in itertools.groupby(got)]
+    assert len(got) == 1200 and set(got) <= {0, 1, 2, 3}
+    assert all(r % 150 == 0 for r in runs)
 
 
 # --- BatchSender against real librdkafka -------------------------------------------------------
@@ -150,7 +195,7 @@ def _worker(rate: float, payload: bytes = b"x" * 100):
     spec = {"index": 0, "config": {"bootstrap.servers": NOWHERE, "log_level": 0,
                                    "queue.buffering.max.kbytes": 1048576,
                                    "queue.buffering.max.messages": 10_000_000},
-            "topics": ["t"], "payloads": [payload], "keyDistributor": "NO_KEY"}
+            "topics": ["t"], "partitions": 4, "payloads": [payload], "keyDistributor": "NO_KEY"}
     th = threading.Thread(target=producer_worker, args=(there, spec), daemon=True)
     th.start()
     assert here.recv()[0] == "ready"

@@ -18,7 +18,7 @@ import traceback
 import numpy as np
 
 from .pacer import Pacer
-from .send import BatchSender, MessageRing
+from .send import BatchSender, MessageRing, StickyPartitioner, messages_per_batch
 from .stats import E2E_MAX_US, PUBLISH_MAX_US, LatencyBuffer
 
 FOLD_EVERY_S = 0.25
@@ -105,8 +105,12 @@ def _producer_worker(conn, spec: dict) -> None:
         if err is None:
             c.total_sent += 1
 
-    sender = BatchSender(producers, topics,
-                         MessageRing(payloads, spec["keyDistributor"]), on_delivery)
+    keyless = spec["keyDistributor"] == "NO_KEY"
+    per_batch = messages_per_batch(spec["config"], msg_bytes)
+    sender = BatchSender(producers, topics, MessageRing(payloads, spec["keyDistributor"]),
+                         on_delivery, partitioners=[
+                             StickyPartitioner(spec["partitions"], per_batch) for _ in producers
+                         ] if keyless else None)
     refused = 0
 
     def settle():
