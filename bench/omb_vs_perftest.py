@@ -22,7 +22,10 @@ stretch of a shared machine hits both):
 - The runner's count is checked against the broker's high watermarks.
 - Load: CPU time of each client per message over its measured window (the whole process, and
   its busiest thread: the one that caps a client when the host, not the cluster, is the
-  limit), the broker's CPU, and the CPU other processes on the machine used meanwhile.
+  limit), the broker's CPU per MB it took (what a client's request sizes cost it), interrupt
+  time (loopback TCP), and the CPU other processes on the machine used meanwhile. On a
+  shared host where the broker gets a fraction of a core, the rates compare how far each
+  client's traffic goes on that fraction; the CPU figures say what each client costs.
 """
 from __future__ import annotations
 
@@ -62,12 +65,13 @@ def _stat(path: str) -> list[str] | None:
         return None
 
 
-def machine_busy() -> float:
-    """CPU seconds all cores spent busy since boot."""
+def machine_busy() -> tuple[float, float]:
+    """CPU seconds all cores spent busy since boot, and of those in interrupts (loopback TCP
+    is processed there, for whichever process sends: no process is charged for it)."""
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]
     idle = v[3] + v[4]
-    return (sum(v[:8]) - idle) / HZ
+    return (sum(v[:8]) - idle) / HZ, (v[5] + v[6]) / HZ
 
 
 def tree_cpu(root: int) -> dict[int, float]:
@@ -111,23 +115,28 @@ class Snap:
 
     def __init__(self, client: int | None):
         self.t = time.monotonic()
-        self.busy = machine_busy()
+        self.busy, self.irq = machine_busy()
         self.tree = tree_cpu(os.getpid())
         self.client = client
         self.threads = threads_cpu(client) if client else {}
 
 
-def load(a: Snap, b: Snap, messages: float, broker: int | None) -> dict:
-    """CPU between two snapshots: per message for the client, in cores for the rest."""
+def load(a: Snap, b: Snap, messages: float, broker: int | None, record_size: int) -> dict:
+    """CPU between two snapshots: per message for the client, per MB for the broker, in
+    cores for interrupts and for every process that is not this benchmark's."""
     dt = b.t - a.t
     d = {p: b.tree[p] - a.tree.get(p, 0.0) for p in b.tree}
     th = {k: v - a.threads.get(k, 0.0) for k, v in b.threads.items()}
     top = max(th, key=th.get) if th else "?"
+    irq = b.irq - a.irq
+    mb = messages * record_size / 1024 / 1024
     return {"client_us": d.get(b.client, 0.0) / messages * 1e6 if messages else 0.0,
             "thread": top.rsplit(" (", 1)[0],
             "thread_us": th.get(top, 0.0) / messages * 1e6 if messages else 0.0,
             "broker_cores": d.get(broker, 0.0) / dt if broker else float("nan"),
-            "others_cores": max(0.0, (b.busy - a.busy) - sum(d.values())) / dt,
+            "broker_ms_mb": d.get(broker, 0.0) / mb * 1e3 if broker and mb else float("nan"),
+            "irq_cores": irq / dt,
+            "others_cores": max(0.0, (b.busy - a.busy) - irq - sum(d.values())) / dt,
             "loadavg": os.getloadavg()[0]}
 
 
@@ -190,7 +199,8 @@ def perf_test(bootstrap: str, topic: str, args, props: dict, log4j: Path, broker
     mbs = statistics.mean(w[3] for w in measured) * args.record_size / 1024 / 1024
     return {"mbs": mbs, "windows": [round(w[3] * args.record_size / 1024 / 1024, 1) for w in windows],
             "n_measured": len(measured),
-            **load(before, measured[-1][4], sum(w[2] for w in measured), broker)}
+            **load(before, measured[-1][4], sum(w[2] for w in measured), broker,
+                   args.record_size)}
 
 
 def runner(bootstrap: str, args, props: dict, broker) -> dict:
@@ -230,7 +240,8 @@ def runner(bootstrap: str, args, props: dict, broker) -> dict:
     return {"mbs": res.mean("publishRate") * args.record_size / 1024 / 1024,
             "windows": [round(e["publishMBs"], 1) for e, _ in snaps], "n_measured": len(bench),
             "client": res.lab_run["client"],
-            **load(snaps[bench[0] - 1][1], snaps[bench[-1]][1], messages, broker)}
+            **load(snaps[bench[0] - 1][1], snaps[bench[-1]][1], messages, broker,
+                   args.record_size)}
 
 
 # --- the cluster -------------------------------------------------------------------------------
@@ -290,7 +301,8 @@ def bench(bootstrap: str, args, broker: int | None) -> dict:
             for name, r in (("perf-test", perfs[-1]), ("runner   ", ombs[-1])):
                 print(f"round {rnd + 1} {name} {r['mbs']:6.1f} MB/s | client CPU "
                       f"{r['client_us']:.2f} us/msg, busiest thread {r['thread']!r} "
-                      f"{r['thread_us']:.2f} us/msg | broker {r['broker_cores']:.2f} cores | "
+                      f"{r['thread_us']:.2f} us/msg | broker {r['broker_cores']:.2f} cores, "
+                      f"{r['broker_ms_mb']:.2f} ms/MB | interrupts {r['irq_cores']:.2f} cores | "
                       f"other processes {r['others_cores']:.2f} cores | load avg "
                       f"{r['loadavg']:.2f} | {r['n_measured']} windows of "
                       f"{r['windows']} MB/s measured (the last ones)", flush=True)
@@ -361,8 +373,10 @@ def main() -> int:
         print(f"{'':31s}  client CPU {_spread([x['client_us'] for x in xs], '.2f')} us/msg; "
               f"busiest thread ({xs[0]['thread']!r}) {_spread([x['thread_us'] for x in xs], '.2f')} "
               f"us/msg")
-        print(f"{'':31s}  broker {_spread([x['broker_cores'] for x in xs], '.2f')} cores; "
-              f"other processes {_spread([x['others_cores'] for x in xs], '.2f')} cores")
+        print(f"{'':31s}  broker CPU {_spread([x['broker_ms_mb'] for x in xs], '.2f')} ms/MB "
+              f"({_spread([x['broker_cores'] for x in xs], '.2f')} cores)")
+        print(f"{'':31s}  other processes {_spread([x['others_cores'] for x in xs], '.2f')} "
+              f"cores; interrupts {_spread([x['irq_cores'] for x in xs], '.2f')} cores")
     print(f"machine load: load average {load0[0]:.2f} at start, {load1[0]:.2f} at end; other "
           f"processes used {min(x['others_cores'] for x in r['perf'] + r['omb']):.2f}-"
           f"{max(x['others_cores'] for x in r['perf'] + r['omb']):.2f} of {os.cpu_count()} "
