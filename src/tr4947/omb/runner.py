@@ -521,6 +521,7 @@ def run(workload: Workload | dict | str | Path, driver: DriverConfig | dict | st
         t0 = time.monotonic()
         for i, chunk in enumerate(_split(prods, sc.producer_processes or nproc) if prods else []):
             workers.spawn(producer_worker, {"index": i, "config": pconf.config, "topics": chunk,
+                                            "partitions": w.partitionsPerTopic,
                                             "payloads": payloads,
                                             "keyDistributor": w.keyDistributor},
                           "producer", len(chunk))

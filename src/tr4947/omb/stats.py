@@ -6,7 +6,9 @@ runner uses 3 (0.1% value resolution): pure-Python histograms with 5 digits are 
 and too slow to merge every period.
 
 Hot paths do not call ``record_value`` per message (2 us each in pure Python): workers append
-raw values to a list and :class:`LatencyBuffer` folds them in with numpy once in a while.
+raw values to a list (in whatever unit the client gives them: librdkafka's delivery latency is
+in seconds) and :class:`LatencyBuffer` converts and folds them in with numpy once in a while.
+Every value is recorded; the histogram is the one per-message ``record_value`` calls build.
 """
 from __future__ import annotations
 
@@ -28,29 +30,38 @@ def new_histogram(highest: int = PUBLISH_MAX_US) -> HdrHistogram:
 class LatencyBuffer:
     """Collects raw latency values (us) cheaply; ``fold()`` moves them into a histogram."""
 
-    def __init__(self, highest: int = PUBLISH_MAX_US, drop_nonpositive: bool = False):
+    def __init__(self, highest: int = PUBLISH_MAX_US, drop_nonpositive: bool = False,
+                 scale: float = 1.0):
         self.highest = highest
         #: OMB records end-to-end latency only when > 0 (millisecond timestamps make
         #: sub-millisecond deliveries 0); publish latencies are clamped to >= 1 us instead.
         self.drop_nonpositive = drop_nonpositive
+        #: Factor from the unit of ``values`` to microseconds (1e6 for seconds).
+        self.scale = scale
         self.values: list[float] = []     # scalars, appended by delivery callbacks
-        self.arrays: list[np.ndarray] = []  # whole bursts (publish delay)
+        self.arrays: list[np.ndarray] = []  # whole bursts (publish delay), in microseconds
         self.hist = new_histogram(highest)
 
-    def fold(self) -> None:
-        if not self.values and not self.arrays:
-            return
-        parts = self.arrays
-        if self.values:
-            parts = parts + [np.asarray(self.values, dtype=np.float64)]
-        a = np.concatenate(parts) if len(parts) > 1 else np.asarray(parts[0], dtype=np.float64)
+    def fold(self) -> int:
+        """Record everything collected so far; returns how many ``values`` that was (a
+        producer counts its delivered messages this way instead of once per message)."""
+        n = len(self.values)
+        if not n and not self.arrays:
+            return 0
+        parts = list(self.arrays)
+        if n:
+            v = np.array(self.values, dtype=np.float64)
+            if self.scale != 1.0:
+                v *= self.scale
+            parts.append(v)
+        a = np.concatenate(parts) if len(parts) > 1 else parts[0]
         # Cleared in place: workers hold a bound .append of this list.
         self.values.clear()
         self.arrays = []
         if self.drop_nonpositive:
             a = a[a > 0]
             if not a.size:
-                return
+                return n
         a = a.astype(np.int64)
         # OMB clamps to the highest trackable value.
         np.clip(a, 1, self.highest, out=a)
@@ -60,6 +71,7 @@ class LatencyBuffer:
         vals, counts = np.unique(q, return_counts=True)
         for v, c in zip(vals.tolist(), counts.tolist()):
             self.hist.record_value(v, c)
+        return n
 
     def take(self) -> HdrHistogram:
         """The histogram of everything recorded since the last take (then starts afresh)."""

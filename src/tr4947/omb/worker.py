@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import logging
 import os
-import random
-import string
 import time
 import traceback
 
 import numpy as np
 
 from .pacer import Pacer
+from .send import BatchSender, MessageRing, StickyPartitioner, messages_per_batch
 from .stats import E2E_MAX_US, PUBLISH_MAX_US, LatencyBuffer
 
 FOLD_EVERY_S = 0.25
@@ -34,23 +33,6 @@ def _quiet_logger(name: str) -> logging.Logger:
     lg.setLevel(logging.WARNING)
     lg.propagate = False
     return lg
-
-
-def _keys(kind: str):
-    """OMB's KeyDistributor: NO_KEY -> None; the others pick from 10,000 random keys
-    (KEY_ROUND_ROBIN in order, RANDOM_NANO at random)."""
-    if kind == "NO_KEY":
-        while True:
-            yield None
-    rnd = random.Random()
-    pool = ["".join(rnd.choices(string.ascii_letters, k=7)).encode() for _ in range(10_000)]
-    i = 0
-    while True:
-        if kind == "KEY_ROUND_ROBIN":
-            yield pool[i % len(pool)]
-            i += 1
-        else:
-            yield pool[rnd.randrange(len(pool))]
 
 
 class _Counters:
@@ -88,44 +70,65 @@ def _guarded(body):
 
 
 def _producer_worker(conn, spec: dict) -> None:
-    from confluent_kafka import KafkaError, Producer
+    from confluent_kafka import KafkaError, Message, Producer
 
     logger = _quiet_logger(f"tr4947.omb.librdkafka.p{spec['index']}")
     conf = {**spec["config"], "logger": logger}
     topics = spec["topics"]  # one entry per OMB producer
     producers = [Producer(conf) for _ in topics]
     payloads = spec["payloads"]
-    npay = len(payloads)
-    keys = _keys(spec["keyDistributor"])
+    sizes = {len(x) for x in payloads}
+    if len(sizes) != 1:
+        raise ValueError(f"payloads of different sizes {sorted(sizes)}: OMB's are all messageSize")
+    msg_bytes = sizes.pop()
     c = _Counters()
-    pub = LatencyBuffer(PUBLISH_MAX_US)
+    # Publish latency: librdkafka's own per-message figure (seconds from the produce call to
+    # the delivery report), one per delivered message, in microseconds when folded.
+    pub = LatencyBuffer(PUBLISH_MAX_US, scale=1e6)
     delay = LatencyBuffer(PUBLISH_MAX_US)
     lat_append = pub.values.append
+    latency = Message.latency
+    purge_codes = (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
 
     def on_delivery(err, msg):
-        if err is not None:
-            if err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
-                c.purged += 1          # dropped at stop_load on purpose: not a send error
-                return
+        # The one piece of Python every message still runs: keep it to an append. Counts of
+        # sent messages and bytes come from the number of latencies (settle()).
+        if err is None:
+            lat_append(latency(msg))
+        elif err.code() in purge_codes:
+            c.purged += 1          # dropped at stop_load on purpose: not a send error
+        else:
             c.errors += 1
             c.total_errors += 1
-            return
-        c.sent += 1
-        c.total_sent += 1
-        c.bytes_sent += len(msg)
-        lat_append(msg.latency() * 1e6)
 
     def on_probe(err, msg):
         if err is None:
             c.total_sent += 1
 
+    keyless = spec["keyDistributor"] == "NO_KEY"
+    per_batch = messages_per_batch(spec["config"], msg_bytes)
+    sender = BatchSender(producers, topics, MessageRing(payloads, spec["keyDistributor"]),
+                         on_delivery, partitioners=[
+                             StickyPartitioner(spec["partitions"], per_batch) for _ in producers
+                         ] if keyless else None)
+    refused = 0
+
+    def settle():
+        """Fold the delivery reports served so far into the histogram and the counters."""
+        nonlocal refused
+        n = pub.fold()
+        c.sent += n
+        c.total_sent += n
+        c.bytes_sent += n * msg_bytes
+        e, refused = sender.errors - refused, sender.errors
+        c.errors += e
+        c.total_errors += e
+
     pacer = None
     max_behind = 0.0
     loading = False
-    rr = 0
-    n_prod = len(producers)
     last_fold = time.perf_counter()
-    conn.send(("ready", {"pid": os.getpid(), "producers": n_prod}))
+    conn.send(("ready", {"pid": os.getpid(), "producers": len(producers)}))
     try:
         while True:
             if conn.poll(0):
@@ -143,13 +146,16 @@ def _producer_worker(conn, spec: dict) -> None:
                         p.produce(t, b"\0" * 10, key=b"key", on_delivery=on_probe)
                         p.poll(0)
                 elif op == "stats":
+                    settle()
                     reply = {**c.period(), "publishLatency": pub.take().encode(),
                              "publishDelayLatency": delay.take().encode(),
                              "behind_s": max(max_behind, pacer.behind()) if pacer else 0.0}
                     max_behind = 0.0
                 elif op == "counters":
+                    settle()
                     reply = c.totals()
                 elif op == "reset_latencies":
+                    settle()
                     pub.reset(), delay.reset()
                 elif op == "stop_load":
                     # The measurement is over. Messages still waiting in the client's queue
@@ -163,11 +169,13 @@ def _producer_worker(conn, spec: dict) -> None:
                         p.purge(in_queue=True, in_flight=in_flight, blocking=False)
                     for p in producers:
                         p.flush(30)
+                    settle()
                     reply = {**c.totals(), "purged": c.purged}
                 elif op == "close":
                     loading = False
                     for p in producers:
                         p.flush(10)
+                    settle()
                     conn.send(("ok", c.totals()))
                     return
                 elif op in ("pause", "resume"):
@@ -187,45 +195,24 @@ def _producer_worker(conn, spec: dict) -> None:
                 pacer.wait()
                 continue
             first = pacer.scheduled
-            done = 0
-            pending = False
-            key = payload = None
-            while done < n and not pending:
-                p = producers[rr % n_prod]
-                t = topics[rr % n_prod]
-                if payload is None:
-                    payload = payloads[random.randrange(npay)] if npay > 1 else payloads[0]
-                    key = next(keys)
-                try:
-                    p.produce(t, payload, key=key, on_delivery=on_delivery)
-                except BufferError:
-                    # Queue full (buffer.memory): wait for deliveries, as Java's send()
-                    # blocks; the wait shows up as publish delay. A command from the
-                    # coordinator ends the burst (the rest stays due), so stats keep their
-                    # period even when the cluster cannot keep up.
-                    p.poll(0.001)
-                    pending = conn.poll(0)
-                    continue
-                rr += 1
-                done += 1
-                payload = None
-            pacer.take(done)
-            n = done
+            handed, pieces = sender.send(n, lambda: conn.poll(0))
+            pacer.take(handed)
             # Worst lag of the schedule this period (catch-up bursts hide it from a
             # snapshot taken at the end of the period).
             max_behind = max(max_behind, t0 - pacer.intended(first))
-            t1 = time.perf_counter()
-            if not n:
-                continue
-            # Send time of message j interpolated across the burst; delay = send - intended.
-            idx = np.arange(n, dtype=np.float64)
-            sent_at = t0 + (t1 - t0) * idx / n
-            intended = pacer.start + (first + idx) / pacer.rate
-            delay.arrays.append((sent_at - intended) * 1e6)
+            if pieces:
+                # Publish delay (OMB: send time - intended time) of each message handed over:
+                # the time of its produce_batch call against its slot in the schedule.
+                counts, times = zip(*pieces)
+                sent_at = np.repeat(np.array(times), counts)
+                intended = pacer.start + (first + np.arange(len(sent_at))) / pacer.rate
+                delay.arrays.append((sent_at - intended) * 1e6)
             for p in producers:
                 p.poll(0)
+            t1 = time.perf_counter()
             if t1 - last_fold > FOLD_EVERY_S:
-                pub.fold(), delay.fold()
+                settle()
+                delay.fold()
                 last_fold = t1
     except (EOFError, KeyboardInterrupt, BrokenPipeError):
         pass
