@@ -99,3 +99,40 @@ def test_every_claim_has_a_verdict_record_behind_it():
     rows = ledger.rows(ledger.load_claims(), docs)
     missing = [r.claim["id"] for r in rows if "lab" not in r.verdicts]
     assert not missing, f"claims with no verdict record in results/lab: {missing}"
+
+
+def _loads(doc: dict) -> list[dict]:
+    return [r for r in doc["records"] if r["kind"] == "load"]
+
+
+@pytest.mark.parametrize("record", LAB, ids=lambda p: p.stem)
+def test_every_load_driven_result_carries_its_rates(record):
+    """A chapter that ran OMB records, for every run, the rate it asked for and the rate it
+    achieved (a load record), so a reader and the ledger can tell a held run from a
+    saturated one."""
+    doc = json.loads(record.read_text())
+    ran_omb = any(r["kind"] == "console" and "bin/benchmark" in r["data"].get("command", "")
+                  for r in doc["records"])
+    if not ran_omb:
+        pytest.skip(f"{record.stem} runs no benchmark")
+    loads = _loads(doc)
+    assert loads, f"{record.stem} ran OMB but recorded no asked and achieved rates"
+    for ld in loads:
+        for run in ld["data"]["runs"]:
+            assert run["target"] > 0 and run["achieved"] >= 0 and "held" in run, run
+
+
+def test_cpu2_holds_the_trs_four_rates():
+    """CPU-2 runs the TR's four rates (10k, 40k, 80k, 100k msg/s, scaled by one factor), and
+    on the median run of each rate and cluster the producers achieved >= 95 % of it."""
+    from statistics import median
+    doc = json.loads((paths.REPO / "results" / "lab" / "cpu-utilization.json").read_text())
+    runs = [r for ld in _loads(doc) if "per run" in ld["title"] for r in ld["data"]["runs"]]
+    by: dict[tuple[str, str], list[float]] = {}
+    for r in runs:
+        cluster, tr_rate = r["name"].split(" at ", 1)
+        by.setdefault((cluster, tr_rate.split(" msg/s")[0]), []).append(r["ratio"])
+    rates = {k[1] for k in by}
+    assert rates == {"10,000", "40,000", "80,000", "100,000"}, rates
+    short = {k: median(v) for k, v in by.items() if median(v) < 0.95}
+    assert not short, f"median achieved / asked below 95 %: {short}"
