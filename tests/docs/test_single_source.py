@@ -8,7 +8,7 @@ import re
 
 import nbformat
 
-from tr4947.runbook import execute, inputs
+from tr4947.runbook import chapters, inputs
 
 from .conftest import PAGES, SNIPPETS, expected, snippet_files
 
@@ -54,7 +54,7 @@ def test_procedure_sections_show_only_snippets():
 
 def test_every_snippet_is_executed_by_a_notebook():
     used = set()
-    for nb in execute.notebooks():
+    for nb in chapters.notebooks():
         used |= {str(p.relative_to(SNIPPETS))
                  for p in inputs.snippets_used(nbformat.read(nb, as_version=4))}
     never_run = [s for s in snippet_files() if s not in used]

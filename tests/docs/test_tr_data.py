@@ -257,9 +257,7 @@ def test_cvo8_page_and_notebook_quote_the_figure_data():
             want = [val[f"CVO-DAS.{layout}.{drv}.{side}.{what}"] for side in ("ec2", "cvo")
                     for what in ("producer", "consumer", "total")]
             assert rows[f"{lab}, {drv} driver"] == want, (layout, drv)
-    nb = json.loads((REPO / "notebooks/aws-cvo-performance.ipynb").read_text(encoding="utf-8"))
-    src = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
-    tr_das = ast.literal_eval(re.search(r"^TR_DAS = (\{.*?\}\})$", src, re.M | re.S).group(1))
+    from tr4947.procedures.cvo_performance import TR_DAS as tr_das
     for drv, by in tr_das.items():
         assert by["EC2 instance storage"] == val[f"CVO-DAS.ha.{drv}.ec2.total"] \
             == val[f"CVO-DAS.sn.{drv}.ec2.total"]
