@@ -238,11 +238,9 @@ def test_unit_differences_really_differ_in_unit():
     assert bad == []
 
 
-def test_cvo8_page_and_notebook_quote_the_figure_data():
+def test_cvo8_page_and_procedure_quote_the_figure_data():
     # CVO-8's published values exist only as figure text: the page's table and the
-    # notebook's totals must be the recorded readings, not numbers typed again by hand.
-    import ast
-    import json
+    # procedure's totals must be the recorded readings, not numbers typed again by hand.
     val = {f["id"]: float(f.get("reading") or f["editions"]["fr"]["value"])
            for f in figures() if f["id"].startswith("CVO-DAS.")}
     assert len(val) == 24
