@@ -70,7 +70,7 @@ class Testbed:
     def deploy(self) -> str:
         """A fresh cluster for a layout: the Target's hosts, Kafka installed, nothing mounted."""
         self._fstab_added.clear()
-        return self.t.provision([self.cluster], kafka="installed", fresh=True)
+        return self.t.provision([self.kafka.name], kafka="installed", fresh=True)
 
     def mount(self, *snippets: str, fstab: str | None = None, servers=None,
               replace: dict | None = None, needs=None, **variables) -> dict[str, dict]:
