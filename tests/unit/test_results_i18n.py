@@ -28,6 +28,24 @@ def test_every_word_of_the_renderer_has_a_translation(lang):
     assert lacking == []
 
 
+def test_babel_sees_every_message_the_renderer_writes():
+    """A message Babel cannot extract (a call inside an f-string, a variable) never reaches
+    the catalogues: every tr._(...) in the source must be one extraction finds."""
+    import ast
+    extracted = set(i18n.renderer_messages())
+    src = i18n.Path(i18n.__file__).parent
+    found = set()
+    for f in src.glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "_"):
+                arg = node.args[0] if node.args else None
+                assert isinstance(arg, ast.Constant) and isinstance(arg.value, str), \
+                    f"{f.name}:{node.lineno}: tr._() needs a literal message"
+                found.add(arg.value)
+    assert found and found <= extracted, found - extracted
+
+
 def test_a_string_built_from_new_data_is_translated_by_its_template():
     """A re-run with other hosts, rounds and figures needs no new catalogue entry."""
     fr, ja = Translator("fr"), Translator("ja")

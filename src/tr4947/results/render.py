@@ -241,16 +241,31 @@ def breakable(cell: str) -> str:
     return " ".join(token(t) for t in cell.split(" "))
 
 
+def _text_width(s: str) -> int:
+    """A string's width in Latin-character units (a Japanese character is about two)."""
+    return sum(2 if "\u3000" <= c <= "\uffef" else 1 for c in s)
+
+
+#: About how many Latin characters a result table holds across an A4 page in the PDF (9 pt).
+PDF_LINE = 88
+
+
 def _pdf_widths(header: list[str], rows: list[list[str]]) -> list[int]:
-    """Relative column widths for the PDF: by the longest word a column must fit and the
-    length of its text, so a long identifier wraps where it may, not mid-word."""
-    out = []
+    """Relative column widths for the PDF. Each column first gets its longest unbreakable
+    word (identifiers break after / _ -, Japanese between characters), so nothing is cut
+    mid-word; what is left of the line goes to the columns with the most text."""
+    need, want = [], []
     for c, h in enumerate(header):
         cells = [h] + [r[c] for r in rows if c < len(r)]
-        longest_word = max(len(w) for x in cells for w in re.split(r"[\s/_-]", x) or [""])
-        longest = max(len(x) for x in cells)
-        out.append(max(4, min(36, max(longest_word + 1, min(longest, 24)))))
-    return out
+        words = [w for x in cells for w in re.split(r"[\s/_-]|\{wbr\}|(?<=[\u3000-\uffef])"
+                                                      r"|(?=[\u3000-\uffef])", x) if w]
+        need.append(max((_text_width(w) for w in words), default=1) + 2)
+        want.append(max(need[-1], min(max(_text_width(x) for x in cells), 40) + 2))
+    spare = PDF_LINE - sum(need)
+    room = sum(w - n for w, n in zip(want, need))
+    if spare <= 0 or room <= 0:
+        return need
+    return [n + round(spare * (w - n) / room) for n, w in zip(need, want)]
 
 
 def table_block(rec: dict, tr: Translator, where: str) -> str:
@@ -265,19 +280,22 @@ def table_block(rec: dict, tr: Translator, where: str) -> str:
     numeric = [bool(cells) and all(_NUMERIC_CELL.match(x) for x in cells)
                for cells in ([r[c] for r in rows if c < len(r) and r[c] not in ("", "-")]
                              for c in range(len(header)))]
+    shown_header = [tr.text(h, f"{where} header") for h in header]
+    shown_rows = [[tr.text(c, f"{where} cell") for c in r] for r in rows]
     align = ",".join(">" if n else "<" for n in numeric)
-    widths = ",".join(f"{'>' if n else '<'}{w}" for n, w in zip(numeric, _pdf_widths(header, rows)))
+    widths = ",".join(f"{'>' if n else '<'}{w}" for n, w in
+                      zip(numeric, _pdf_widths(shown_header, shown_rows)))
     role = "result-table" + (" pin" if len(header) >= 4 else "")
 
-    def cell(v: str, what: str) -> str:
-        return breakable(tr.text(v, f"{where} {what}").replace("|", "\\|"))
+    def cell(v: str) -> str:
+        return breakable(v.replace("|", "\\|"))
     title = tr.text(rec.get("title", ""), f"{where} title")
     lines = [f".{title}"] if title else []
     lines.append(_pdf(f'[%header%autowidth,cols="{align}",role="{role}"]',
                       f'[%header,cols="{widths}",role="{role}"]').rstrip())
     lines.append("|===")
-    lines.append(" ".join(f"|{cell(h, 'header')}" for h in header))
-    lines += [" ".join(f"|{cell(c, 'cell')}" for c in r) for r in rows]
+    lines.append(" ".join(f"|{cell(h)}" for h in shown_header))
+    lines += [" ".join(f"|{cell(c)}" for c in r) for r in shown_rows]
     lines.append("|===")
     out = "\n".join(lines) + "\n"
     if data.get("note"):
@@ -362,9 +380,11 @@ def provenance(run: dict[str, Any], tr: Translator) -> str:
     if params:
         facts.append((tr._("Parameters"), params))
     details = "\n".join(f"{k}:: {v}" for k, v in facts)
-    out += _pdf(f"[%collapsible.provenance-details]\n.{tr._('Provenance details')}\n{INNER}\n"
+    toggle = tr._("Provenance details")           # (Babel extracts no call inside an f-string)
+    run_word = tr._("Run")
+    out += _pdf(f"[%collapsible.provenance-details]\n.{toggle}\n{INNER}\n"
                 f"[horizontal]\n{details}\n{INNER}",
-                f"[.provenance]\n{tr._('Run')} `{run.get('id', '?')}`")
+                f"[.provenance]\n{run_word} `{run.get('id', '?')}`")
     return out
 
 
