@@ -38,11 +38,11 @@ class TR4947Marks < Asciidoctor::Extensions::Treeprocessor
     tr_mark = doc.attr 'pdf-mark-tr', 'TR-4947'
     lab_mark = doc.attr 'pdf-mark-lab', 'LAB'
     doc.find_by(context: :table) {|t| t.has_role? 'tr-figure' }.each do |t|
-      t.title = %([.pdf-tr-mark]##{tr_mark}## #{t.title}) if t.title?
+      t.title = %([.pdf-tr-mark]##{tr_mark}# #{t.title}) if t.title?
       t.set_attr 'stripes', 'all'
     end
     doc.find_by(context: :example) {|b| b.has_role? 'result' }.each do |b|
-      b.title = %([.pdf-lab-mark]##{lab_mark}## #{b.title}) if b.title? && (b.has_role? 'lab')
+      b.title = %([.pdf-lab-mark]##{lab_mark}# #{b.title}) if b.title? && (b.has_role? 'lab')
     end
     if lang == 'ja'
       doc.find_by {|b| b.context == :paragraph || b.context == :admonition }.each do |b|
@@ -76,8 +76,11 @@ class TR4947Converter < (Asciidoctor::Converter.for 'pdf')
     super
     return unless (disclaimer = doc.attr 'pdf-disclaimer')
     move_down @theme.title_page_revision_margin_top || 12
+    align = (@theme.title_page_text_align || 'left').to_sym
     theme_font :title_page_disclaimer do
-      ink_prose disclaimer, align: :right, margin: 0, normalize: true
+      indent 0, bounds.width * 0.25 do
+        ink_prose disclaimer, align: align, margin: 0, normalize: true
+      end
     end
   end
 end

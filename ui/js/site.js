@@ -114,7 +114,7 @@
   // --- tables that scroll sideways say so ----------------------------------------------
   document.querySelectorAll('article.doc table.tableblock').forEach(function (table) {
     var frame = document.createElement('div')
-    frame.className = 'table-frame'
+    frame.className = 'table-frame' + (table.classList.contains('tr-figure') ? ' tr-figure' : '')
     var scroller = document.createElement('div')
     scroller.className = 'table-scroll'
     scroller.tabIndex = 0
@@ -177,7 +177,8 @@
     var hash = decodeURIComponent(window.location.hash.slice(1))
     var byHash = hash && document.getElementById(hash)
     if (byHash && sections.indexOf(byHash) >= 0) return byHash
-    var line = (document.querySelector('.header') || { offsetHeight: 0 }).offsetHeight + 8
+    // A section counts as the reader's once its heading reaches the top (below the header).
+    var line = (document.querySelector('.header') || { offsetHeight: 0 }).offsetHeight + 32
     var current = null
     sections.forEach(function (h) { if (h.getBoundingClientRect().top <= line) current = h })
     return current
@@ -194,16 +195,20 @@
   if (place && sections[+place[1] - 1]) {
     var target = sections[+place[1] - 1]
     history.replaceState(null, '', '#' + target.id)
-    target.scrollIntoView()
+    // Again once images and diagrams have taken their room above it.
+    var land = function () { target.scrollIntoView() }
+    land()
+    window.addEventListener('load', function () { land(); setTimeout(land, 600) })
   }
 
   // --- search, loaded on first use ----------------------------------------------------------
   var searchInput = document.getElementById('search-input')
-  var searchConfig = document.getElementById('search-ui-script')
-  if (searchInput && searchConfig) {
+  if (searchInput) {
     var started = false
     var startSearch = function () {
-      if (started) return
+      // The settings element comes after this script (ui/partials/search-scripts.hbs).
+      var searchConfig = document.getElementById('search-ui-script')
+      if (started || !searchConfig) return
       started = true
       var scripts = (searchConfig.getAttribute('data-scripts') || '').split(/\s+/).filter(Boolean)
       var next = function () {
@@ -226,10 +231,12 @@
       }
       searchInput.addEventListener('loadedindex', function () {
         searchInput.disabled = false
-        if (searchInput.value) {
+        // The search UI listens for keys right after this event: search what was typed then.
+        setTimeout(function () {
+          if (!searchInput.value) return
           searchInput.focus()
           searchInput.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }))
-        }
+        }, 0)
       })
       next()
     }

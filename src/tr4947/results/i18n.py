@@ -197,7 +197,7 @@ class Translator:
     """Everything one edition needs to put a result into words: messages, numbers, dates.
 
     ``missing`` collects (where, string) for every recorded string with words that the
-    catalogue does not cover; ``used`` the msgids that served."""
+    catalogue does not cover."""
 
     def __init__(self, lang: str = "en"):
         if lang not in EDITIONS:
@@ -205,7 +205,6 @@ class Translator:
         self.lang = lang
         self.cat = Catalogue.load(lang)
         self.missing: list[tuple[str, str]] = []
-        self.used: set[str] = set()
 
     # numbers and dates
     def number(self, value: Any, decimals: int | None = None, group: bool = True) -> str:
@@ -288,7 +287,6 @@ class Translator:
         return out
 
     def _hit(self, msgid: str) -> str:
-        self.used.add(msgid)
         hit = self.cat.exact[msgid]
         return _fr_typography(hit) if self.lang == "fr" else hit
 
@@ -344,7 +342,6 @@ class Translator:
             values[name] = tv
         if lacking:
             return None, lacking
-        self.used.add(t.msgid)
         msgstr = _fr_typography(t.msgstr) if self.lang == "fr" else t.msgstr
         return _PLACEHOLDER.sub(lambda x: values.get(x.group(1), x.group(0)), msgstr), []
 

@@ -527,11 +527,12 @@ def _load(f: Path) -> dict[str, Any]:
 
 
 def render_all(results: Path = RESULTS, out: Path | None = None,
-               pages: Path | None = None, edition: str = "en") -> list[Path]:
+               pages: Path | None = None, edition: str = "en",
+               tr: Translator | None = None) -> list[Path]:
     """Every run record under ``results`` -> one edition's partials and charts under ``out``;
     a result a page in ``pages`` includes that no run recorded gets a placeholder that says
-    so."""
-    tr = Translator(edition)
+    so. ``tr`` (the edition's Translator) collects what its catalogue lacked."""
+    tr = tr or Translator(edition)
     w = Writer(out if out is not None else OUT / edition)
     found: dict[tuple[str, str], list[str]] = {}      # (chapter, ID) -> targets
     for f in sorted(Path(results).glob("*/*.json")):
@@ -554,7 +555,6 @@ def render_all(results: Path = RESULTS, out: Path | None = None,
         w.text(MODULE / "partials" / "results" / chapter / f"{proc_id}.adoc",
                "\n".join(lines) + "\n")
     w.finish()
-    render_all.missing = tr.missing          # what the catalogue lacked (shown in English)
     return w.written
 
 
@@ -601,8 +601,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--results {a.results}: no such directory (run records live in "
                 "results/<target>/)")
     out = a.out or OUT / a.edition
-    written = render_all(a.results, out, edition=a.edition)
-    missing = {s for _, s in render_all.missing}
+    tr = Translator(a.edition)
+    written = render_all(a.results, out, edition=a.edition, tr=tr)
+    missing = {s for _, s in tr.missing}
     print(f"rendered {len(written)} changed file(s) into {out}"
           + (f"; {len(missing)} result string(s) have no {a.edition} translation (listed by "
              f"python -m tr4947.results.i18n missing)" if missing else ""), file=sys.stderr)
