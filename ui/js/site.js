@@ -133,6 +133,16 @@
     frame.appendChild(cue)
     frame.appendChild(scroller)
     scroller.appendChild(table)
+    // A result table sizes to its content: long headings wrap instead of widening it.
+    if (table.classList.contains('result-table')) {
+      table.querySelectorAll('th').forEach(function (th) {
+        if (th.textContent.length < 24) return
+        var span = document.createElement('span')
+        span.className = 'th-text'
+        while (th.firstChild) span.appendChild(th.firstChild)
+        th.appendChild(span)
+      })
+    }
     function update () {
       var more = scroller.scrollWidth > scroller.clientWidth + 1
       frame.classList.toggle('is-scrollable', more)
