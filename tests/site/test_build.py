@@ -211,9 +211,16 @@ def test_lab_and_tr_figures_are_told_apart_in_the_pdf(site, pdf, tmp_path):
     """As on the site: a lab result carries a green LAB badge and rule, a table of the TR's
     published figures a grey TR-4947 badge and shaded rows."""
     reader, _ = pdf
-    pages = [re.sub(r"\s+", " ", p.extract_text() or "") for p in reader.pages]
-    lab = next(i for i, t in enumerate(pages) if re.search(r"LAB ?Lab result: ", t))
-    tr = next(i for i, t in enumerate(pages) if re.search(r"TR-4947 ?Published in TR-4947", t))
+    lab = tr = None
+    for i, page in enumerate(reader.pages):          # the first page of each kind
+        text = re.sub(r"\s+", " ", page.extract_text() or "")
+        if lab is None and re.search(r"LAB ?Lab result: ", text):
+            lab = i
+        if tr is None and re.search(r"TR-4947 ?Published in TR-4947", text):
+            tr = i
+        if lab is not None and tr is not None:
+            break
+    assert lab is not None and tr is not None, (lab, tr)
     pdf_file = edition_pdf(site, "")
     lab_img, tr_img = page_png(pdf_file, lab, tmp_path), page_png(pdf_file, tr, tmp_path)
     assert near(lab_img, (0x1F, 0x7A, 0x4D), 25) > 60          # the badge and the rule

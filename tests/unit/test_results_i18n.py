@@ -57,6 +57,9 @@ def test_a_string_built_from_new_data_is_translated_by_its_template():
     assert fr.text("12,345.5 (9.1-13.25, n=4)") == "12\u202f345,5 (9,1-13,25, n=4)"
     assert ja.text("12,345.5 (9.1-13.25, n=4)") == "12,345.5 (9.1-13.25, n=4)"
     assert fr.missing == [] and ja.missing == []
+    # a French title starts with a capital; Japanese keeps a leading Latin word as it is
+    assert fr.text("HA pair: publish latency per driver").startswith("Paire HA")
+    assert ja.text("Create the volume at advanced privilege").startswith("advanced")
 
 
 def test_a_sentence_the_catalogue_lacks_stays_english_and_is_reported_alone():

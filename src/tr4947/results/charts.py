@@ -345,6 +345,14 @@ def draw(p: dict[str, Any], out: Path, size: str, tr) -> Path:
     return out
 
 
+def svg(spec: dict[str, Any], out: Path, edition: str = "en", size: str = "wide",
+        lab: bool = True) -> Path:
+    """A chart spec straight to one SVG (plan, then draw) in an edition's words."""
+    from .i18n import Translator
+    tr = Translator(edition)
+    return draw(plan(spec, tr, lab), out, size, tr)
+
+
 def _err(s: dict, prefix: str = ""):
     """Asymmetric error bars from a series' min-max (None without them)."""
     lo, hi, v = s.get(prefix + "low"), s.get(prefix + "high"), s.get("x" if prefix else "y")

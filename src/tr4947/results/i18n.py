@@ -232,6 +232,10 @@ class Translator:
             s = _UNIT_AFTER_NUMBER.sub(lambda m: m.group(1) + _FR_UNITS[m.group(2)], s)
         return s
 
+    def period(self, s: str) -> str:
+        """A sentence closed the language's way (。 in Japanese)."""
+        return s if s.rstrip()[-1:] in (".", "。", "!", "?") else s + _SENTENCE_END[self.lang]
+
     def sentences(self, parts: list[str]) -> str:
         """Sentences one after the other, as the language writes them (no space in Japanese)."""
         return _SENTENCE_JOIN[self.lang].join(parts)
@@ -282,8 +286,8 @@ class Translator:
         if out is None:
             self.missing.extend((where, u) for u in uncovered)
             return s
-        if s[:1].isupper() and out[:1].islower():      # "HA pair: ..." -> "Paire HA : ..."
-            out = out[:1].upper() + out[1:]
+        if self.lang == "fr" and s[:1].isupper() and out[:1].islower():
+            out = out[:1].upper() + out[1:]           # "HA pair: ..." -> "Paire HA : ..."
         return out
 
     def _hit(self, msgid: str) -> str:

@@ -210,7 +210,7 @@ def console_block(rec: dict, tr: Translator, lab: bool, where: str) -> str:
     t = f".{title}\n" if title else ""
     return _pdf(t + f"[.transcript]\n{INNER}\n" + "\n".join(site) + INNER,
                 t + "[.transcript-print]\n****\n" + "\n".join(printed) + "****") + (
-        f"[.source-label]\n{label}.\n" if label else "")
+        f"[.source-label]\n{tr.period(label)}\n" if label else "")
 
 
 # --- tables ----------------------------------------------------------------------------------------
