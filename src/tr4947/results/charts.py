@@ -30,7 +30,6 @@ SVG output is deterministic (fixed hash salt, no date): an unchanged chart is an
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -233,7 +232,7 @@ def _formatter(tr):
 def draw(p: dict[str, Any], out: Path, size: str, tr) -> Path:
     """One size of a planned chart, as SVG: the plot on top, then the legend, then the notes,
     laid out in pixels so nothing overlaps whatever the labels' lengths."""
-    matplotlib, plt = _matplotlib()
+    _, plt = _matplotlib()
     from matplotlib.lines import Line2D
     from matplotlib.ticker import LogLocator, MaxNLocator, NullFormatter
     wide = size == "wide"

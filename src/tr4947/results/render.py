@@ -196,7 +196,7 @@ def console_block(rec: dict, tr: Translator, lab: bool, where: str) -> str:
             site.append(_literal(run, "transcript-out"))
             printed.append(_literal(run, "transcript-out"))
         else:
-            site.append(f"[%collapsible.transcript-fold]\n."
+            site.append("[%collapsible.transcript-fold]\n."
                         + tr._("{count} more lines", count=len(run)) + f"\n{FOLD}\n"
                         + _literal(run, "transcript-out") + f"{FOLD}\n")
             printed.append("[.transcript-folded]\n" + tr._(
