@@ -1,5 +1,11 @@
 """Builds the site once per test session with the real Antora (failure_level: warn in the
-playbook, so any Antora or Asciidoctor warning fails the build)."""
+playbook, so any Antora or Asciidoctor warning fails the build).
+
+TR4947_PLAYBOOK names another playbook (default antora-playbook.yml: a git worktree checkout,
+whose .git is a file, needs one that names the repository and the worktree).
+TR4947_SITE_BUILT=1 tests the site already in build/site instead of building it again (the
+build's own checks are then skipped)."""
+import os
 import subprocess
 from pathlib import Path
 
@@ -8,21 +14,27 @@ import pytest
 from tr4947 import paths
 
 SITE = paths.BUILD / "site"
+PLAYBOOK = os.environ.get("TR4947_PLAYBOOK", "antora-playbook.yml")
 
 
 def build_site() -> subprocess.CompletedProcess:
-    return subprocess.run(["npx", "--no-install", "antora", "antora-playbook.yml"],
-                          cwd=paths.REPO, capture_output=True, text=True, timeout=900)
+    return subprocess.run(["npx", "--no-install", "antora", PLAYBOOK],
+                          cwd=paths.REPO, capture_output=True, text=True, timeout=1200)
 
 
 @pytest.fixture(scope="session")
 def build() -> subprocess.CompletedProcess:
+    if os.environ.get("TR4947_SITE_BUILT") == "1":
+        pytest.skip("TR4947_SITE_BUILT=1: testing the site already built")
     return build_site()
 
 
 @pytest.fixture(scope="session")
-def site(build) -> Path:
-    assert build.returncode == 0, f"Antora build failed:\n{build.stdout}\n{build.stderr}"
+def site(request) -> Path:
+    if os.environ.get("TR4947_SITE_BUILT") != "1":
+        result = request.getfixturevalue("build")
+        assert result.returncode == 0, f"Antora build failed:\n{result.stdout}\n{result.stderr}"
+    assert (SITE / "tr4947" / "index.html").exists(), "no site in build/site"
     return SITE
 
 

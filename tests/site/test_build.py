@@ -168,3 +168,76 @@ def test_the_title_check_sees_a_title_glued_to_a_paragraph():
     src = "Text of a paragraph.\n== Not a heading\n\n== A heading\n\n----\n== in a listing\n----\n"
     html = "<p>Text of a paragraph. == Not a heading</p><h2 id='_a'>A heading</h2>"
     assert missing_titles(src, html) == ["line 2: Not a heading"]
+
+
+# --- the PDFs a printer reads (issue 28) ----------------------------------------------------------
+TITLE_PAGES = {"": ("Kafka on NetApp NFS", "English edition", "not from NetApp hardware"),
+               "fr": ("Kafka sur NFS NetApp", "Édition française", "non de matériel NetApp"),
+               "ja": ("NetApp NFS 上の Kafka", "日本語版", "NetApp のハードウェアによるものではありません")}
+
+
+@pytest.mark.parametrize("version", list(TITLE_PAGES), ids=["en", "fr", "ja"])
+def test_the_pdf_title_page_says_what_the_book_is(site, version):
+    """The guide's title, the edition, the date it was built and where its figures come from."""
+    import datetime
+    title, edition, disclaimer = TITLE_PAGES[version]
+    first = re.sub(r"\s+", " ", PdfReader(edition_pdf(site, version)).pages[0].extract_text())
+    first_tight = first.replace(" ", "")
+    assert "TR-4947" in first and title.replace(" ", "") in first_tight, first
+    assert edition.replace(" ", "") in first_tight, first
+    assert str(datetime.date.today().year) in first
+    assert disclaimer.replace(" ", "") in first_tight, first
+    assert not re.search(r"Version (fr|ja)\b|バージョン ja", first)
+
+
+def page_png(pdf_file, index: int, tmp_path):
+    """One page of a PDF as an array of RGB pixels (pdftoppm, 60 dpi)."""
+    import subprocess
+
+    import numpy
+    from PIL import Image
+    stem = tmp_path / f"p{index}"
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", str(index + 1), "-l", str(index + 1),
+                    str(pdf_file), str(stem)], check=True)
+    return numpy.asarray(Image.open(next(tmp_path.glob(f"p{index}*.png"))).convert("RGB")).astype(int)
+
+
+def near(img, rgb, tol=20) -> int:
+    import numpy
+    return int((numpy.abs(img - numpy.array(rgb)) <= tol).all(axis=2).sum())
+
+
+def test_lab_and_tr_figures_are_told_apart_in_the_pdf(site, pdf, tmp_path):
+    """As on the site: a lab result carries a green LAB badge and rule, a table of the TR's
+    published figures a grey TR-4947 badge and shaded rows."""
+    reader, _ = pdf
+    lab = tr = None
+    for i, page in enumerate(reader.pages):          # the first page of each kind
+        text = re.sub(r"\s+", " ", page.extract_text() or "")
+        if lab is None and re.search(r"LAB ?Lab result: ", text):
+            lab = i
+        if tr is None and re.search(r"TR-4947 ?Published in TR-4947", text):
+            tr = i
+        if lab is not None and tr is not None:
+            break
+    assert lab is not None and tr is not None, (lab, tr)
+    pdf_file = edition_pdf(site, "")
+    lab_img, tr_img = page_png(pdf_file, lab, tmp_path), page_png(pdf_file, tr, tmp_path)
+    assert near(lab_img, (0x1F, 0x7A, 0x4D), 25) > 60          # the badge and the rule
+    assert near(tr_img, (0x6B, 0x72, 0x80), 20) > 20           # the TR badge
+    assert near(tr_img, (0xF1, 0xF1, 0xEE), 3) > 500           # shaded rows
+
+
+def test_the_japanese_pdf_is_not_justified(site):
+    """Justified text stretches the spaces around Latin words (PDF word spacing, Tw); flush
+    left, the Japanese PDF sets none."""
+    reader = PdfReader(edition_pdf(site, "ja"))
+    stretched = 0
+    for page in reader.pages[2:40]:
+        data = page.get_contents().get_data().decode("latin-1")
+        stretched += sum(1 for v in re.findall(r"([-\d.]+) Tw\b", data) if float(v) != 0)
+    assert stretched == 0
+    # and the English one is (so the check can tell the two apart)
+    en = PdfReader(edition_pdf(site, ""))
+    data = "".join(p.get_contents().get_data().decode("latin-1") for p in en.pages[2:10])
+    assert any(float(v) != 0 for v in re.findall(r"([-\d.]+) Tw\b", data))

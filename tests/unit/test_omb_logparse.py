@@ -107,9 +107,9 @@ def test_throughput_chart_draws_the_tr_figure_dashed_on_a_log_axis(tmp_path):
         "HA pair, sync driver (drain)", "HA pair, sync driver (mixed)"]
     assert spec["reference"] == [{"name": "TR-4947: ~1236 MBps", "x": [0.0, 15.0],
                                   "y": [1236.0, 1236.0]}]
-    svg = charts.draw(spec, "t", tmp_path / "c.svg").read_text()
+    svg = charts.svg(spec, tmp_path / "c.svg").read_text()
     assert "stroke-dasharray" in svg                       # the reference line is dashed
-    plain = charts.draw(omb.throughput_chart([run]), "t", tmp_path / "d.svg").read_text()
+    plain = charts.svg(omb.throughput_chart([run]), tmp_path / "d.svg").read_text()
     assert "stroke-dasharray" not in plain and "y_scale" not in omb.throughput_chart([run])
     ph = omb.phase_chart(run)
     assert [s["name"] for s in ph["series"]][:2] == ["producers (warmup)", "producers (producer-only)"]

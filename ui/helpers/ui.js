@@ -1,6 +1,7 @@
 'use strict'
 // {{ui page "search"}}: a word of the UI in the page's edition (the edition's antora.yml sets
 // page-ui-search, page-ui-toc...), English when the page has none (e.g. the 404 page).
+// {{ui page "site-title" site.title}}: a word with its own fallback.
 const ENGLISH = {
   search: 'Search the guide',
   chapters: 'Chapters',
@@ -10,7 +11,8 @@ const ENGLISH = {
   pdf: 'The whole guide as one PDF',
   language: 'Language',
 }
-module.exports = (page, key) => {
+module.exports = (page, key, ...rest) => {
   const attrs = (page && page.attributes) || {}
-  return attrs[`ui-${key}`] || ENGLISH[key] || key
+  const fallback = rest.length > 1 ? rest[0] : undefined
+  return attrs[`ui-${key}`] || fallback || ENGLISH[key] || key
 }

@@ -1,7 +1,12 @@
 /* Site behaviour, no build step and no network: runs from file:// as well as from a server.
  * - highlight.js on source blocks whose language it knows (others stay plain, no warning)
- * - a copy button on every listing
+ * - a toolbar above every listing: Copy (the command only: prompts are CSS, lab-only lines
+ *   sit in their own block) and, on run transcripts, Wrap lines (remembered)
+ * - transcripts: clustershell prompts in an output told apart from what they print
+ * - tables wider than their column scroll sideways inside a frame that says so
  * - the page table of contents from the article's h2/h3 headings
+ * - the language switch keeps the reader's section
+ * - search loaded on first use of the search box
  * - the phone-width navigation toggle
  * - math: KaTeX renders \( \) and \[ \] (from AsciiDoc stem blocks) as MathML (no fonts needed)
  */
@@ -18,13 +23,21 @@
 
   // --- the words this script adds, in the page's edition (<html lang>) ------------------
   var WORDS = {
-    en: { copy: 'Copy', copyLabel: 'Copy to clipboard', copied: 'Copied', select: 'Select and copy' },
-    fr: { copy: 'Copier', copyLabel: 'Copier dans le presse-papiers', copied: 'Copié', select: 'Sélectionnez et copiez' },
-    ja: { copy: 'コピー', copyLabel: 'クリップボードにコピー', copied: 'コピーしました', select: '選択してコピーしてください' },
+    en: { copy: 'Copy', copyLabel: 'Copy to clipboard', copied: 'Copied', select: 'Select and copy',
+      wrap: 'Wrap lines', unwrap: 'Do not wrap', scroll: 'Scroll sideways for more columns' },
+    fr: { copy: 'Copier', copyLabel: 'Copier dans le presse-papiers', copied: 'Copié', select: 'Sélectionnez et copiez',
+      wrap: 'Renvoyer à la ligne', unwrap: 'Ne pas renvoyer à la ligne', scroll: 'Faites défiler pour voir les autres colonnes' },
+    ja: { copy: 'コピー', copyLabel: 'クリップボードにコピー', copied: 'コピーしました', select: '選択してコピーしてください',
+      wrap: '折り返す', unwrap: '折り返さない', scroll: '横にスクロールすると残りの列が表示されます' },
   }
-  var words = WORDS[document.documentElement.lang] || WORDS.en
+  var lang = document.documentElement.lang
+  var words = WORDS[lang] || WORDS.en
 
-  // --- copy buttons -------------------------------------------------------------------
+  function store (key, value) {
+    try { if (value === undefined) return window.localStorage.getItem(key); window.localStorage.setItem(key, value) } catch (e) {}
+  }
+
+  // --- copy and wrap ------------------------------------------------------------------------
   function copyText (text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text)
     // file:// pages are not a secure context: fall back to a hidden textarea.
@@ -40,28 +53,114 @@
       document.body.removeChild(ta)
     })
   }
+  function button (cls, text, label) {
+    var b = document.createElement('button')
+    b.type = 'button'
+    b.className = cls
+    b.textContent = text
+    if (label) b.setAttribute('aria-label', label)
+    return b
+  }
+  function toolbar (box) {
+    var bar = document.createElement('div')
+    bar.className = 'code-toolbar'
+    box.insertBefore(bar, box.firstChild)
+    return bar
+  }
+  // What a reader copies is the block's text: CSS prompts are not text, and what a run set
+  // on the lab only (exports, lab defaults) is a block of its own without a Copy button.
   document.querySelectorAll('.listingblock > .content, .literalblock > .content').forEach(function (box) {
     var pre = box.querySelector('pre')
-    if (!pre) return
-    var btn = document.createElement('button')
-    btn.type = 'button'
-    btn.className = 'copy-button'
-    btn.textContent = words.copy
-    btn.setAttribute('aria-label', words.copyLabel)
+    if (!pre || box.closest('.transcript-env, .transcript-out')) return
+    var btn = button('copy-button', words.copy, words.copyLabel)
     btn.addEventListener('click', function () {
-      copyText(pre.innerText).then(function () { btn.textContent = words.copied }, function () { btn.textContent = words.select })
+      copyText(pre.innerText.replace(/\n$/, '')).then(function () { btn.textContent = words.copied }, function () { btn.textContent = words.select })
       setTimeout(function () { btn.textContent = words.copy }, 1500)
     })
-    box.appendChild(btn)
+    toolbar(box).appendChild(btn)
+  })
+  var transcripts = document.querySelectorAll('.exampleblock.transcript')
+  function setWrap (on) {
+    transcripts.forEach(function (t) {
+      t.classList.toggle('wrap', on)
+      var b = t.querySelector('.wrap-button')
+      if (b) { b.textContent = on ? words.unwrap : words.wrap; b.setAttribute('aria-pressed', on ? 'true' : 'false') }
+    })
+  }
+  transcripts.forEach(function (t) {
+    var content = t.querySelector(':scope > .content')
+    if (!content) return
+    var b = button('wrap-button', words.wrap)
+    b.addEventListener('click', function () {
+      var on = !t.classList.contains('wrap')
+      store('tr4947-wrap', on ? '1' : '0')
+      setWrap(on)
+    })
+    toolbar(content).appendChild(b)
+    // The host a command ran on sits in the command's toolbar, left of its Copy button.
+    t.querySelectorAll('.listingblock.transcript-cmd').forEach(function (cmd) {
+      var host = cmd.querySelector(':scope > .title')
+      var bar = cmd.querySelector('.code-toolbar')
+      if (host && bar) { host.classList.add('host-chip'); bar.insertBefore(host, bar.firstChild) }
+    })
+    // Clustershell sessions print the prompt and command inside the output.
+    t.querySelectorAll('.transcript-out pre').forEach(function (pre) {
+      pre.innerHTML = pre.innerHTML.replace(/^(\S+::\*?&gt; )(.*)$/gm,
+        '<span class="out-prompt">$1</span><span class="out-command">$2</span>')
+    })
+  })
+  setWrap(store('tr4947-wrap') === '1')
+
+  // --- tables that scroll sideways say so ----------------------------------------------
+  document.querySelectorAll('article.doc table.tableblock').forEach(function (table) {
+    var frame = document.createElement('div')
+    frame.className = 'table-frame' + (table.classList.contains('tr-figure') ? ' tr-figure' : '')
+    var scroller = document.createElement('div')
+    scroller.className = 'table-scroll'
+    scroller.tabIndex = 0
+    var cue = document.createElement('div')
+    cue.className = 'scroll-cue'
+    cue.textContent = words.scroll
+    var caption = table.querySelector(':scope > caption')
+    table.parentNode.insertBefore(frame, table)
+    if (caption) {              // the caption stays in view when the table scrolls
+      var title = document.createElement('div')
+      title.className = 'title table-title'
+      title.innerHTML = caption.innerHTML
+      frame.appendChild(title)
+      caption.classList.add('sr-only')
+    }
+    frame.appendChild(cue)
+    frame.appendChild(scroller)
+    scroller.appendChild(table)
+    // A result table sizes to its content: long headings wrap instead of widening it.
+    if (table.classList.contains('result-table')) {
+      table.querySelectorAll('th').forEach(function (th) {
+        if (th.textContent.length < 24) return
+        var span = document.createElement('span')
+        span.className = 'th-text'
+        while (th.firstChild) span.appendChild(th.firstChild)
+        th.appendChild(span)
+      })
+    }
+    function update () {
+      var more = scroller.scrollWidth > scroller.clientWidth + 1
+      frame.classList.toggle('is-scrollable', more)
+      frame.classList.toggle('at-end', !more || scroller.scrollLeft + scroller.clientWidth >= scroller.scrollWidth - 2)
+      frame.classList.toggle('at-start', scroller.scrollLeft <= 1)
+    }
+    scroller.addEventListener('scroll', update, { passive: true })
+    window.addEventListener('resize', update)
+    update()
   })
 
   // --- page table of contents ---------------------------------------------------------
   var toc = document.querySelector('aside.toc')
   var headings = document.querySelectorAll('article.doc h2[id], article.doc h3[id]')
   if (toc && headings.length > 1) {
-    var title = document.createElement('p')
-    title.className = 'toc-title'
-    title.textContent = toc.getAttribute('data-toc-title') || 'On this page'
+    var tocTitle = document.createElement('p')
+    tocTitle.className = 'toc-title'
+    tocTitle.textContent = toc.getAttribute('data-toc-title') || 'On this page'
     var list = document.createElement('ul')
     headings.forEach(function (h) {
       var li = document.createElement('li')
@@ -72,10 +171,88 @@
       li.appendChild(a)
       list.appendChild(li)
     })
-    toc.appendChild(title)
+    toc.appendChild(tocTitle)
     toc.appendChild(list)
   } else if (toc) {
     toc.remove()
+  }
+
+  // --- the language switch keeps the section ---------------------------------------------
+  // The editions have the same sections in the same order (tests/docs/test_editions.py), but
+  // a section without an explicit [#anchor] has an id made from its translated title. So the
+  // switch links the section by its place: #section-<n> when its id is generated, its own id
+  // otherwise; the page it lands on turns #section-<n> back into that section's id.
+  var sections = Array.prototype.slice.call(document.querySelectorAll('article.doc :is(h2, h3, h4, h5, h6)[id]'))
+  function currentSection () {
+    var hash = decodeURIComponent(window.location.hash.slice(1))
+    var byHash = hash && document.getElementById(hash)
+    if (byHash && sections.indexOf(byHash) >= 0) return byHash
+    // A section counts as the reader's once its heading reaches the top (below the header).
+    var line = (document.querySelector('.header') || { offsetHeight: 0 }).offsetHeight + 32
+    var current = null
+    sections.forEach(function (h) { if (h.getBoundingClientRect().top <= line) current = h })
+    return current
+  }
+  document.querySelectorAll('.language-switch a[hreflang]').forEach(function (a) {
+    a.addEventListener('click', function () {
+      var h = currentSection()
+      if (!h) return
+      var id = /^_/.test(h.id) ? 'section-' + (sections.indexOf(h) + 1) : h.id
+      a.href = a.href.split('#')[0] + '#' + id
+    })
+  })
+  var place = /^#section-(\d+)$/.exec(window.location.hash)
+  if (place && sections[+place[1] - 1]) {
+    var target = sections[+place[1] - 1]
+    history.replaceState(null, '', '#' + target.id)
+    // Again once images and diagrams have taken their room above it.
+    var land = function () { target.scrollIntoView() }
+    land()
+    window.addEventListener('load', function () { land(); setTimeout(land, 600) })
+  }
+
+  // --- search, loaded on first use ----------------------------------------------------------
+  var searchInput = document.getElementById('search-input')
+  if (searchInput) {
+    var started = false
+    var startSearch = function () {
+      // The settings element comes after this script (ui/partials/search-scripts.hbs).
+      var searchConfig = document.getElementById('search-ui-script')
+      if (started || !searchConfig) return
+      started = true
+      var scripts = (searchConfig.getAttribute('data-scripts') || '').split(/\s+/).filter(Boolean)
+      var next = function () {
+        var src = scripts.shift()
+        if (!src) return
+        var s = document.createElement('script')
+        s.src = src
+        s.onload = function () {
+          // The search UI disables the box until its index has loaded: keep it usable, so
+          // nothing the reader types is lost; the search runs once the index is there.
+          if (/search-ui\.js$/.test(src)) {
+            var focused = document.activeElement === searchInput || document.activeElement === document.body
+            searchInput.disabled = false
+            if (focused) searchInput.focus()
+          }
+          next()
+        }
+        s.onerror = function () { searchInput.disabled = false }
+        document.body.appendChild(s)
+      }
+      searchInput.addEventListener('loadedindex', function () {
+        searchInput.disabled = false
+        // The search UI listens for keys right after this event: search what was typed then.
+        setTimeout(function () {
+          if (!searchInput.value) return
+          searchInput.focus()
+          searchInput.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }))
+        }, 0)
+      })
+      next()
+    }
+    ;['focus', 'pointerdown', 'keydown', 'input'].forEach(function (type) {
+      searchInput.addEventListener(type, startSearch)
+    })
   }
 
   // --- navigation toggle (phones) -------------------------------------------------------

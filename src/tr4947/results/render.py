@@ -1,23 +1,28 @@
-"""Run records -> AsciiDoc partials and chart images, when the site is built.
+"""Run records -> AsciiDoc partials and chart images, per edition, when the site is built.
 
 The committed results are the run records, ``results/<target>/<notebook>.json`` (written by
-tr4947.runbook.execute, one per chapter notebook and target). The Antora build runs this
-module first (the collector extension's ``run`` step, see antora.yml) and scans what it
-writes, so generated content never sits among the authored pages:
+tr4947.runbook.execute, one per chapter notebook and target), one set in English for every
+edition. The Antora build runs this module once per edition (the collector extension's ``run``
+step in each edition's antora.yml) and scans what it writes, so generated content never sits
+among the authored pages; each edition's pages find their own partials under the same names:
 
-  build/generated/modules/ROOT/partials/results/<chapter>/<ID>.adoc
+  build/generated/<edition>/modules/ROOT/partials/results/<chapter>/<ID>.adoc
         every target's result for procedure ID (what a page includes)
-  build/generated/modules/ROOT/partials/results/<target>/<chapter>/<ID>.adoc
+  build/generated/<edition>/modules/ROOT/partials/results/<target>/<chapter>/<ID>.adoc
         one target's records for ID, each labelled with what produced it, then provenance
-  build/generated/modules/ROOT/images/results/<target>/<chapter>/<ID>-<n>.svg
-        charts drawn from the recorded numbers
+  build/generated/<edition>/modules/ROOT/images/results/<target>/<chapter>/<ID>-<n>.<size>.svg
+        charts drawn from the recorded numbers, wide and narrow, in the edition's words
 
-Provenance, on every result block: the run id, target and kind, when it ran, the parent
-commit (linked), how many of the run's inputs differed from that commit, the digest of its
-inputs, tool versions and parameters. A run that failed after the recorded one is said so
-above the results it did not replace.
+Every word the renderer puts into a result comes from the edition's message catalogue
+(tr4947.results.i18n); numbers and dates follow the edition's locale.
 
-    python -m tr4947.results.render [--out build/generated] [--results results]
+The partials serve the site and the PDF (Antora Assembler): where the two need different
+markup, the partial tests the attribute ``tr4947-pdf``, which only antora-assembler.yml sets.
+The attribute ``wbr`` is a break opportunity inside long identifiers: <wbr> on the site, a
+zero-width space in the PDF.
+
+    python -m tr4947.results.render [--edition en|fr|ja] [--out build/generated/<edition>]
+                                    [--results results]
 """
 from __future__ import annotations
 
@@ -25,49 +30,60 @@ import functools
 import hashlib
 import json
 import re
+import shlex
 import sys
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from .. import paths
+from .i18n import EDITIONS, Translator
 
 OUT = paths.BUILD / "generated"
 MODULE = Path("modules") / "ROOT"
 RESULTS = paths.REPO / "results"
 LAB_TARGETS = {"lab"}
-
-# --- the words around results, per edition ------------------------------------------------------
-# The partials are the same for the English, French and Japanese editions of the guide: every
-# word the renderer adds around a result is an AsciiDoc attribute reference, {label-...}, which
-# each edition's component descriptor (antora.yml, docs/fr/antora.yml, docs/ja/antora.yml)
-# defines in its language. Results themselves (commands, output, the notebook's titles) are not
-# translated.
-def L(name: str) -> str:
-    return "{label-" + name + "}"
+PDF = "tr4947-pdf"
+#: Example-block delimiters: a result is ====, the blocks inside it =======, a fold inside a
+#: transcript ========. A page that wraps a result's include in an example block of its own
+#: uses 5 or 6 (a block ends at the first line equal to its delimiter, nested or not).
+INNER, FOLD = "=" * 7, "=" * 8
 
 
-#: Every label the partials use (tests check that each edition defines all of them).
-LABELS = ("lab-result", "computed", "result-from", "src-ontap", "src-fsx", "src-nfs", "src-ssh",
-          "src-omb", "prov-lab", "prov-computed", "prov-real", "run", "target", "ran", "commit",
-          "inputs-changed", "digest", "parameters", "failed", "failed-kept", "failed-none",
-          "no-result", "no-result-how", "variant")
+def _pdf(html: str, pdf: str) -> str:
+    """Markup for the site and for the PDF, chosen when the partial is included."""
+    out = ""
+    if html:
+        out += f"ifndef::{PDF}[]\n{html.rstrip()}\nendif::[]\n"
+    if pdf:
+        out += f"ifdef::{PDF}[]\n{pdf.rstrip()}\nendif::[]\n"
+    return out
+
 
 # --- what produced a transcript (lab runs only: a real target's tools are the real ones) ---------
-# Rules applied in order to a console record: (test on the record, label).
-_SOURCES = [
-    (lambda r: r["prompt"].startswith("::") or r["prompt"] == "" and "::>" in r["output"][:200],
-     L("src-ontap")),
-    (lambda r: re.search(r"(^|\s)aws fsx\b", r["command"]) is not None, L("src-fsx")),
-    (lambda r: re.search(r"(^|\n|\s)(mount|df|umount)(\s|$)", r["command"]) is not None
-     or "type nfs" in r["output"], L("src-nfs")),
-    (lambda r: re.search(r"(^|\s)ssh fsxadmin@", r["command"]) is not None, L("src-ssh")),
-    (lambda r: "bin/benchmark" in r["command"], L("src-omb")),
-]
+def _sources(tr: Translator):
+    """Rules applied in order to a console record: (test on the record, label)."""
+    return [
+        (lambda r: r["prompt"].startswith("::") or r["prompt"] == "" and "::>" in r["output"][:200],
+         tr._("ONTAP clustershell answered by the lab's ONTAP stand-in (a strict model of "
+              "ONTAP, not ONTAP)")),
+        (lambda r: re.search(r"(^|\s)aws fsx\b", r["command"]) is not None,
+         tr._("The real AWS CLI, answered by the lab's FSx stand-in (moto with the project's "
+              "FSx extension), not by AWS")),
+        (lambda r: re.search(r"(^|\n|\s)(mount|df|umount)(\s|$)", r["command"]) is not None
+         or "type nfs" in r["output"],
+         tr._("The lab's NFS client: FUSE mounts of the storage stand-in's volumes, shown as a "
+              "kernel NFS client would show them (an emulated view)")),
+        (lambda r: re.search(r"(^|\s)ssh fsxadmin@", r["command"]) is not None,
+         tr._("SSH to the lab's ONTAP stand-in")),
+        (lambda r: "bin/benchmark" in r["command"],
+         tr._("The project's OMB-compatible runner (same command line, files and result JSON as "
+              "OpenMessaging Benchmark)")),
+    ]
 
 
-def source_label(data: dict) -> str | None:
-    for test, label in _SOURCES:
+def source_label(data: dict, tr: Translator | None = None) -> str | None:
+    for test, label in _sources(tr or Translator("en")):
         try:
             if test(data):
                 return label
@@ -76,68 +92,304 @@ def source_label(data: dict) -> str | None:
     return None
 
 
-# --- blocks ----------------------------------------------------------------------------------------
-def _listing(text: str) -> str:
-    """A literal listing whose delimiter cannot collide with the content."""
-    fence = "----"
-    while any(line.strip() == fence for line in text.splitlines()):
-        fence += "-"
-    return f"[source,console,subs=\"verbatim\"]\n{fence}\n{text.rstrip()}\n{fence}\n"
+# --- transcripts -----------------------------------------------------------------------------------
+_EXPORT = re.compile(r"^export [A-Za-z_][A-Za-z0-9_]*=")
+_DEFAULT = re.compile(r'^: "\$\{[A-Za-z_][A-Za-z0-9_]*:=[^}]*\}"\s*(#.*)?$')
 
 
-def _cell(value: Any) -> str:
-    return str(value).replace("|", "\\|")
+def split_plumbing(command: str) -> tuple[list[str], list[str]]:
+    """(lab-only lines, the command a reader runs). Lab-only: the ``export NAME=value`` lines
+    the runner puts ahead of a snippet (the values this run used, a quoted value may span
+    lines) and a snippet's ``: "${NAME:=default}"`` lines (its lab defaults). Left out, the
+    command still runs the same given the reader's own NAME."""
+    lines = command.rstrip("\n").splitlines()
+    env, i = [], 0
+    while i < len(lines) and _EXPORT.match(lines[i]):
+        j = i
+        while True:
+            try:
+                shlex.split("\n".join(lines[i:j + 1]))
+                break
+            except ValueError:                 # an open quote: the value goes on
+                if j + 1 >= len(lines):
+                    break
+                j += 1
+        env += lines[i:j + 1]
+        i = j + 1
+    rest = []
+    for line in lines[i:]:
+        (env if _DEFAULT.match(line) else rest).append(line)
+    while rest and not rest[0].strip():
+        rest.pop(0)
+    return env, rest
 
 
-def render_record(rec: dict[str, Any], image_rel: str | None, lab: bool) -> str:
-    kind, title, data = rec["kind"], rec["title"], rec["data"]
+_KEY_LINE = re.compile(r"error|exception|fail|warn|refused|denied|::\*?> |^\S*\$ ", re.I)
+FOLD_AFTER, HEAD, TAIL, MIN_FOLD = 24, 10, 4, 5
+
+
+def fold(lines: list[str]) -> list[tuple[bool, list[str]]]:
+    """An output as (shown, lines) runs: a long one keeps its first and last lines and every
+    key line (prompts, errors, warnings) in view and folds the runs between them."""
+    n = len(lines)
+    if n <= FOLD_AFTER:
+        return [(True, lines)]
+    keep = set(range(HEAD)) | set(range(n - TAIL, n))
+    keep |= {i for i, line in enumerate(lines) if _KEY_LINE.search(line)}
+    runs: list[tuple[bool, list[str]]] = []
+    for i, line in enumerate(lines):
+        shown = i in keep
+        if runs and runs[-1][0] == shown:
+            runs[-1][1].append(line)
+        else:
+            runs.append((shown, [line]))
+    out: list[tuple[bool, list[str]]] = []
+    for shown, run in runs:                     # short hidden runs are not worth a fold
+        shown = shown or len(run) < MIN_FOLD
+        if out and out[-1][0] == shown:
+            out[-1][1].extend(run)
+        else:
+            out.append((shown, list(run)))
+    return out
+
+
+def _fence(lines: list[str], char: str) -> str:
+    fence = char * 4
+    while any(line.strip() == fence for line in lines):
+        fence += char
+    return fence
+
+
+def _literal(lines: list[str], role: str, title: str = "") -> str:
+    fence = _fence(lines, ".")
+    return ((f".{title}\n" if title else "") + f"[.{role}]\n{fence}\n" + "\n".join(lines)
+            + f"\n{fence}\n")
+
+
+def console_block(rec: dict, tr: Translator, lab: bool, where: str) -> str:
+    """A transcript. On the site: one block holding what the run set on the lab only (muted,
+    outside what a reader copies), the command (its prompt is CSS, so never copied) and the
+    output, a long one folded after its key lines. In the PDF: the same blocks, the prompt
+    printed and the folded runs left out with a note saying so. (Example blocks, not open
+    ones: a page may hold results inside an open block of its own.)"""
+    data = rec["data"]
+    title = tr.text(rec.get("title", ""), f"{where} title")
+    env, cmd = split_plumbing(data.get("command") or "")
+    prompt = data.get("prompt", "$") or ""
+    host = data.get("host") or ""
+    head = []
+    if env:
+        head.append(_literal(env, "transcript-env",
+                             tr._("Set for this run on the lab, not part of the command")))
+    if cmd:
+        fence = _fence(cmd, "-")
+        first = f"{prompt} {cmd[0]}" if prompt else cmd[0]
+        lines = [f"ifdef::{PDF}[{first}]", f"ifndef::{PDF}[{cmd[0]}]", *cmd[1:]]
+        kind = {"$": "", "#": " prompt-root"}.get(prompt, " prompt-none")
+        head.append((f".{host}\n" if host else "")
+                    + f'[source,console,role="transcript-cmd{kind}",subs="verbatim"]\n'
+                    + f"{fence}\n" + "\n".join(lines) + f"\n{fence}\n")
+    site, printed = list(head), list(head)
+    output = (data.get("output") or "").rstrip("\n").splitlines()
+    for shown, run in fold(output) if output else []:
+        if shown:
+            site.append(_literal(run, "transcript-out"))
+            printed.append(_literal(run, "transcript-out"))
+        else:
+            site.append("[%collapsible.transcript-fold]\n."
+                        + tr._("{count} more lines", count=len(run)) + f"\n{FOLD}\n"
+                        + _literal(run, "transcript-out") + f"{FOLD}\n")
+            printed.append("[.transcript-folded]\n" + tr._(
+                "({count} lines of output not printed; the site shows them.)", count=len(run))
+                + "\n")
+    if data.get("exit_code") not in (0, None):
+        code = "[.transcript-exit]\n" + tr._("exit code {code}", code=str(data["exit_code"])) + "\n"
+        site.append(code)
+        printed.append(code)
+    label = source_label(data, tr) if lab else None
+    t = f".{title}\n" if title else ""
+    return _pdf(t + f"[.transcript]\n{INNER}\n" + "\n".join(site) + INNER,
+                t + "[.transcript-print]\n****\n" + "\n".join(printed) + "****") + (
+        f"[.source-label]\n{tr.period(label)}\n" if label else "")
+
+
+# --- tables ----------------------------------------------------------------------------------------
+#: Columns a reader looks for first: they follow the row's name (the first column), so a wide
+#: audit shows which broker, its verdict and its fix before anything scrolls.
+KEY_HEADERS = ("Broker", "Verdict", "Fix", "Outcome")
+_NUMERIC_CELL = re.compile(r"^[~<>]?[-+]?\d[\d,.]*(\s?(%|s|ms|GB|GBps|MBps|MiB/s|MB/s|MiB)?)"
+                           r"(\s\([^)]*\))?(\s?(%|:1))?$")
+_BREAKABLE = re.compile(r"[/_-]")
+
+
+def key_order(header: list[str], key: list[str] | None) -> list[int]:
+    """Column order: a record's ``key`` columns first, in its order; without one, the first
+    column then any of KEY_HEADERS; then the rest as recorded."""
+    if key:
+        first = [header.index(k) for k in key if k in header]
+    else:
+        first = [0] + [i for i, h in enumerate(header) if h in KEY_HEADERS and i > 0]
+    return first + [i for i in range(len(header)) if i not in first]
+
+
+def breakable(cell: str) -> str:
+    """Long identifiers (paths, volume and host names) may wrap after / _ and -."""
+    def token(t: str) -> str:
+        if len(t) < 14 or any(c in t for c in "`{[+") or "://" in t:
+            return t
+        return _BREAKABLE.sub(lambda m: m.group(0) + "{wbr}", t)
+    return " ".join(token(t) for t in cell.split(" "))
+
+
+def _text_width(s: str) -> int:
+    """A string's width in Latin-character units (a Japanese character is about two)."""
+    return sum(2 if "\u3000" <= c <= "\uffef" else 1 for c in s)
+
+
+#: About how many Latin characters a result table holds across an A4 page in the PDF (9 pt).
+PDF_LINE = 88
+
+
+def _pdf_widths(header: list[str], rows: list[list[str]]) -> list[int]:
+    """Relative column widths for the PDF. Each column first gets its longest unbreakable
+    word (identifiers break after / _ -, Japanese between characters), so nothing is cut
+    mid-word; what is left of the line goes to the columns with the most text."""
+    need, want = [], []
+    for c, h in enumerate(header):
+        cells = [h] + [r[c] for r in rows if c < len(r)]
+        words = [w for x in cells for w in re.split(r"[\s/_-]|\{wbr\}|(?<=[\u3000-\uffef])"
+                                                      r"|(?=[\u3000-\uffef])", x) if w]
+        need.append(max((_text_width(w) for w in words), default=1) + 2)
+        want.append(max(need[-1], min(max(_text_width(x) for x in cells), 40) + 2))
+    spare = PDF_LINE - sum(need)
+    room = sum(w - n for w, n in zip(want, need))
+    if spare <= 0 or room <= 0:
+        return need
+    return [n + round(spare * (w - n) / room) for n, w in zip(need, want)]
+
+
+def table_block(rec: dict, tr: Translator, where: str) -> str:
+    data = rec["data"]
+    header = [str(h) for h in data.get("header", [])]
+    rows = [[str(c) for c in r] for r in data.get("rows", [])]
+    if not header:
+        return ""
+    order = key_order(header, data.get("key"))
+    header = [header[i] for i in order]
+    rows = [[r[i] if i < len(r) else "" for i in order] for r in rows]
+    numeric = [bool(cells) and all(_NUMERIC_CELL.match(x) for x in cells)
+               for cells in ([r[c] for r in rows if c < len(r) and r[c] not in ("", "-")]
+                             for c in range(len(header)))]
+    shown_header = [tr.text(h, f"{where} header") for h in header]
+    shown_rows = [[tr.text(c, f"{where} cell") for c in r] for r in rows]
+    align = ",".join(">" if n else "<" for n in numeric)
+    widths = ",".join(f"{'>' if n else '<'}{w}" for n, w in
+                      zip(numeric, _pdf_widths(shown_header, shown_rows)))
+    role = "result-table" + (" pin" if len(header) >= 4 else "")
+
+    def cell(v: str) -> str:
+        return breakable(v.replace("|", "\\|"))
+    title = tr.text(rec.get("title", ""), f"{where} title")
+    lines = [f".{title}"] if title else []
+    lines.append(_pdf(f'[%header%autowidth,cols="{align}",role="{role}"]',
+                      f'[%header,cols="{widths}",role="{role}"]').rstrip())
+    lines.append("|===")
+    lines.append(" ".join(f"|{cell(h)}" for h in shown_header))
+    lines += [" ".join(f"|{cell(c)}" for c in r) for r in shown_rows]
+    lines.append("|===")
+    out = "\n".join(lines) + "\n"
+    if data.get("note"):
+        out += "\n" + tr.text(data["note"], f"{where} note") + "\n"
+    return out
+
+
+# --- charts ----------------------------------------------------------------------------------------
+def _attr_value(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def chart_block(rec: dict, tr: Translator, image_rel: str, alt: str, where: str) -> str:
+    title = tr.text(rec.get("title", ""), f"{where} title")
+    wide, narrow = image_rel + ".wide.svg", image_rel + ".narrow.svg"
+    a = _attr_value(alt)
+    html = ((f".{title}\n" if title else "") + f"[.result-chart]\n{INNER}\n"
+            f"image::{wide}[{a},role=chart-wide,loading=lazy]\n\n"
+            f"image::{narrow}[{a},role=chart-narrow,loading=lazy]\n{INNER}")
+    pdf = (f".{title}\n" if title else "") + f"image::{wide}[{a},pdfwidth=100%]"
+    return _pdf(html, pdf)
+
+
+# --- one record -----------------------------------------------------------------------------------
+def render_record(rec: dict[str, Any], image_rel: str | None, lab: bool,
+                  tr: Translator | None = None, alt: str = "", where: str = "") -> str:
+    tr = tr or Translator("en")
+    kind = rec.get("kind")
+    where = where or f"{rec.get('id', '?')} {kind}"
     if kind == "console":
-        head = f"{data.get('host') + ' ' if data.get('host') else ''}{data.get('prompt', '$')} "
-        body = (head + data["command"].rstrip() + "\n" if data["command"] else "") \
-            + data["output"].rstrip()
-        if data.get("exit_code") not in (0, None):
-            body += f"\n[exit code {data['exit_code']}]"
-        label = source_label(data) if lab else None
-        return (f".{title}\n" + _listing(body)
-                + (f"[.source-label]\n{label}.\n" if label else ""))
+        return console_block(rec, tr, lab, where)
     if kind == "table":
-        cols = len(data["header"])
-        lines = [f".{title}", f'[%header,cols="{cols}*",role="result-table"]', "|==="]
-        lines.append(" ".join(f"|{_cell(h)}" for h in data["header"]))
-        lines += [" ".join(f"|{_cell(c)}" for c in row) for row in data["rows"]]
-        lines.append("|===")
-        out = "\n".join(lines) + "\n"
-        if data.get("note"):
-            out += "\n" + data["note"] + "\n"
-        return out
+        return table_block(rec, tr, where)
     if kind == "text":
-        return f".{title}\n{data['body']}\n" if title else data["body"] + "\n"
+        body = tr.text(rec["data"].get("body", ""), f"{where} text")
+        title = tr.text(rec.get("title", ""), f"{where} title")
+        return f".{title}\n{body}\n" if title else body + "\n"
     if kind == "chart":
-        return f".{title}\nimage::{image_rel}[{_cell(title)},role=result-chart]\n"
-    raise ValueError(f"unknown record kind {kind!r}")
+        return chart_block(rec, tr, image_rel or "", alt, where)
+    # A kind this renderer does not know yet (a newer runner's record): the page goes on.
+    print(f"render: record kind {kind!r} ({where}) is not shown by this renderer",
+          file=sys.stderr)
+    return f"// record kind {kind!r} not shown by this renderer\n"
 
 
-def provenance_line(run: dict[str, Any]) -> str:
+# --- provenance -----------------------------------------------------------------------------------
+def provenance(run: dict[str, Any], tr: Translator) -> str:
+    """A one-line badge (who ran it, where, when, from which commit) and the rest behind a
+    toggle; a warning above it when the run's inputs changed since its commit."""
     kind = run.get("kind", "lab")
-    who = {"lab": L("prov-lab"), "computed": L("prov-computed"),
-           }.get(kind, f"{L('prov-real')} `{run['target']}`")
+    who = {"lab": tr._("Embedded lab"), "computed": tr._("Computed, no measurement")}.get(
+        kind, tr._("Real target"))
     commit = run.get("commit") or "?"
+    link = f"{{repo-url}}/commit/{commit}[`{commit[:7]}`]" if commit != "?" else "`?`"
+    badge = " · ".join([who, f"`{run.get('target', '?')}`", tr.date(run.get("started", "?")),
+                        tr._("commit {commit}", commit=link)])
+    out = ""
     changed = run.get("inputs_changed_since_commit") or []
-    bits = [who, f"{L('run')} `{run.get('id', '?')}`", f"{L('target')} `{run['target']}` ({kind})",
-            f"{L('ran')} {run.get('started', '?')}",
-            f"{L('commit')} {{repo-url}}/commit/{commit}[`{commit[:10]}`]"
-            + (f" ({L('inputs-changed')}: {len(changed)})" if changed else ""),
-            f"{L('digest')} `{run.get('digest', '?')}`"]
+    if changed:
+        shown = ", ".join(f"`{c}`" for c in changed[:3])
+        more = tr._(" and {count} more", count=len(changed) - 3) if len(changed) > 3 else ""
+        out += ("[WARNING.inputs-changed]\n"
+                + tr._("This result's inputs changed after the commit it ran from ({count} "
+                       "files: {files}{more}): a new run may give other figures.",
+                       count=len(changed), files=shown, more=more) + "\n\n")
+    out += f"[.provenance]\n{badge}\n"
+    facts = [(tr._("Run"), f"`{run.get('id', '?')}`"),
+             (tr._("Target"), f"`{run.get('target', '?')}` ({kind})"),
+             (tr._("Ran"), tr._("{start} to {end}", start=tr.datetime(run.get("started", "?")),
+                                 end=tr.datetime(run.get("finished", "?")))
+              if run.get("finished") else tr.datetime(run.get("started", "?"))),
+             (tr._("Commit"), f"{{repo-url}}/commit/{commit}[`{commit}`]"
+              if commit != "?" else "?"),
+             (tr._("Inputs digest"), f"`{run.get('digest', '?')}`")]
+    if changed:
+        facts.append((tr._("Inputs changed since the commit"),
+                      ", ".join(f"`{c}`" for c in changed)))
     versions = ", ".join(f"{k} {v}" for k, v in sorted((run.get("versions") or {}).items()))
     if versions:
-        bits.append(versions)
-    params = ", ".join(f"{k}={v}" for k, v in sorted((run.get("parameters") or {}).items()))
+        facts.append((tr._("Versions"), versions))
+    params = ", ".join(f"`{k}={v}`" for k, v in sorted((run.get("parameters") or {}).items()))
     if params:
-        bits.append(f"{L('parameters')}: {params}")
-    return "[.provenance]\n" + " · ".join(bits) + "\n"
+        facts.append((tr._("Parameters"), params))
+    details = "\n".join(f"{k}:: {v}" for k, v in facts)
+    toggle = tr._("Provenance details")           # (Babel extracts no call inside an f-string)
+    run_word = tr._("Run")
+    out += _pdf(f"[%collapsible.provenance-details]\n.{toggle}\n{INNER}\n"
+                f"[horizontal]\n{details}\n{INNER}",
+                f"[.provenance]\n{run_word} `{run.get('id', '?')}`")
+    return out
 
 
-def failure_note(doc: dict[str, Any], target: str = "?") -> str:
+def failure_note(doc: dict[str, Any], target: str = "?", tr: Translator | None = None) -> str:
+    tr = tr or Translator("en")
     f = doc.get("last_failure")
     if not f:
         return ""
@@ -147,15 +399,18 @@ def failure_note(doc: dict[str, Any], target: str = "?") -> str:
     # printed instead of becoming arrows, dashes and bold. Its fence is longer than any
     # line of dots in it.
     dots = max([4] + [len(x) + 1 for x in error.splitlines() if x and set(x) == {"."}])
+    who = doc["run"]["target"] if doc.get("run") else target
     return ("[WARNING]\n====\n"
-            f"{L('failed')} (`{doc['run']['target'] if doc.get('run') else target}`, "
-            f"{L('run')} `{f['run_id']}`, {f['at']}):\n\n"
-            f"{'.' * dots}\n{error}\n{'.' * dots}\n\n"
-            + (f"{L('failed-kept')} `{kept}`." if kept else f"{L('failed-none')}")
+            + tr._("The latest run of this chapter failed ({target}, run {run}, {at}):",
+                   target=f"`{who}`", run=f"`{f['run_id']}`", at=tr.datetime(f["at"]))
+            + f"\n\n{'.' * dots}\n{error}\n{'.' * dots}\n\n"
+            + (tr._("The results below are those of the last complete run, {run}.",
+                    run=f"`{kept}`") if kept
+               else tr._("There are no results from an earlier complete run."))
             + "\n====\n")
 
 
-# --- files --------------------------------------------------------------------------------------------
+# --- files ------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1)
 def _charts_code() -> str:
     """A digest of the drawing code, part of every chart's cache key: a change to it redraws
@@ -165,7 +420,7 @@ def _charts_code() -> str:
 
 
 class Writer:
-    """Writes only what changed (and draws only charts whose numbers changed), so a warm site
+    """Writes only what changed (and draws only charts whose plan changed), so a warm site
     build re-renders nothing."""
 
     def __init__(self, out: Path):
@@ -187,17 +442,22 @@ class Writer:
             self.written.append(f)
         return f
 
-    def chart(self, rel: Path, spec: dict, title: str, lab: bool) -> Path:
+    def chart(self, rel: Path, plan: dict, tr: Translator) -> list[Path]:
+        """``rel`` without suffix: <rel>.wide.svg and <rel>.narrow.svg."""
         from . import charts
-        f = self.out / rel
-        self.kept.add(str(rel))
-        key = hashlib.sha256(json.dumps([spec, title, lab, _charts_code()],
-                                        sort_keys=True).encode()).hexdigest()
-        if self.index.get(str(rel)) != key or not f.exists():
-            charts.draw(spec, title, f, lab=lab)
-            self.index[str(rel)] = key
-            self.written.append(f)
-        return f
+        key = hashlib.sha256(json.dumps([plan, _charts_code()], sort_keys=True,
+                                        default=str).encode()).hexdigest()
+        files = []
+        for size in charts.SIZES:
+            f = self.out / f"{rel}.{size}.svg"
+            r = str(f.relative_to(self.out))
+            self.kept.add(r)
+            if self.index.get(r) != key or not f.exists():
+                charts.draw(plan, f, size, tr)
+                self.index[r] = key
+                self.written.append(f)
+            files.append(f)
+        return files
 
     def finish(self) -> None:
         """Remove what an earlier build made that this one did not (a chapter renamed, a
@@ -211,8 +471,11 @@ class Writer:
         self.index_file.write_text(json.dumps(self.index, indent=0, sort_keys=True))
 
 
-def render_doc(doc: dict[str, Any], w: Writer) -> dict[str, list[str]]:
+def render_doc(doc: dict[str, Any], w: Writer, tr: Translator | None = None,
+               source: str = "") -> dict[str, list[str]]:
     """One run record -> its target's partials; returns {chapter: [procedure IDs]}."""
+    from . import charts
+    tr = tr or Translator("en")
     run = doc.get("run")
     chapter = doc["chapter"]
     target = run["target"] if run else doc.get("target", "lab")
@@ -221,25 +484,29 @@ def render_doc(doc: dict[str, Any], w: Writer) -> dict[str, list[str]]:
     by_id: "OrderedDict[str, list]" = OrderedDict()
     for rec in doc.get("records", []):
         by_id.setdefault(rec["id"], []).append(rec)
-    warn = failure_note(doc)
+    warn = failure_note(doc, tr=tr)
     # A variant (the notebook run with other parameters) is filed as <notebook>.<variant>.
     variant = chapter.split(".", 1)[1] if "." in chapter else ""
-    source = f"results/{target}/{doc['notebook']}{'.' + variant if variant else ''}.json"
+    source = source or f"results/{target}/{doc['notebook']}{'.' + variant if variant else ''}.json"
     for proc_id, recs in by_id.items():
         parts = []
         for n, rec in enumerate(recs, 1):
-            image_rel = None
-            if rec["kind"] == "chart":
-                image_rel = f"results/{target}/{chapter}/{proc_id}-{n}.svg"
-                w.chart(MODULE / "images" / image_rel, rec["data"], rec["title"],
-                        lab=role == "lab")
-            parts.append(render_record(rec, image_rel, lab=role == "lab"))
-        label = {"lab": L("lab-result"), "computed": L("computed")}.get(
-            role, f"{L('result-from')} {target}")
-        proc_label = f"{proc_id} ({L('variant')} {variant})" if variant else proc_id
+            image_rel, alt = None, ""
+            where = f"{source} {proc_id} {rec.get('kind')}"
+            if rec.get("kind") == "chart":
+                image_rel = f"results/{target}/{chapter}/{proc_id}-{n}"
+                p = charts.plan(rec["data"], tr, lab=role == "lab")
+                w.chart(MODULE / "images" / image_rel, p, tr)
+                alt = charts.alt_text(p, tr)
+            parts.append(render_record(rec, image_rel, role == "lab", tr, alt, where))
+        proc = tr._("{proc} (variant {variant})", proc=proc_id, variant=variant) if variant \
+            else proc_id
+        label = {"lab": tr._("Lab result: {proc}", proc=proc),
+                 "computed": tr._("Computed: {proc}", proc=proc)}.get(
+            role, tr._("Result from {target}: {proc}", target=target, proc=proc))
         body = (f"// GENERATED by tr4947.results.render from {source}; do not edit.\n" + warn +
-                f"[.result.{role}]\n.{label}: {proc_label}\n====\n" + "\n".join(parts) + "\n"
-                + (provenance_line(run) if run else "") + "====\n")
+                f"[.result.{role}]\n.{label}\n====\n" + "\n".join(parts) + "\n"
+                + (provenance(run, tr) if run else "") + "====\n")
         w.text(MODULE / "partials" / "results" / target / chapter / f"{proc_id}.adoc", body)
     return {chapter: list(by_id)}
 
@@ -259,25 +526,28 @@ def _load(f: Path) -> dict[str, Any]:
     return doc
 
 
-def render_all(results: Path = RESULTS, out: Path = OUT,
-               pages: Path | None = None) -> list[Path]:
-    """Every run record under ``results`` -> partials and charts under ``out``; a result a
-    page in ``pages`` includes that no run recorded gets a placeholder that says so."""
-    w = Writer(out)
+def render_all(results: Path = RESULTS, out: Path | None = None,
+               pages: Path | None = None, edition: str = "en",
+               tr: Translator | None = None) -> list[Path]:
+    """Every run record under ``results`` -> one edition's partials and charts under ``out``;
+    a result a page in ``pages`` includes that no run recorded gets a placeholder that says
+    so. ``tr`` (the edition's Translator) collects what its catalogue lacked."""
+    tr = tr or Translator(edition)
+    w = Writer(out if out is not None else OUT / edition)
     found: dict[tuple[str, str], list[str]] = {}      # (chapter, ID) -> targets
     for f in sorted(Path(results).glob("*/*.json")):
         doc = _load(f)
         target = f.parent.name
-        for chapter, ids in render_doc(doc, w).items():
+        for chapter, ids in render_doc(doc, w, tr, f"results/{target}/{f.name}").items():
             for proc_id in ids:
                 found.setdefault((chapter, proc_id), []).append(target)
-    failures = _failures(results)
+    failures = _failures(results, tr)
     for chapter, proc_id in _included_by_pages(pages or paths.DOCS / "pages"):
         if (chapter, proc_id) not in found:
             # A page asks for a result no run has recorded (a chapter never run, or one whose
             # only run failed): the page says so instead of the build failing.
             w.text(MODULE / "partials" / "results" / chapter / f"{proc_id}.adoc",
-                   _placeholder(chapter, proc_id, failures.get(chapter, [])))
+                   _placeholder(chapter, proc_id, failures.get(chapter, []), tr))
     for (chapter, proc_id), targets in found.items():
         ordered = sorted(set(targets), key=lambda t: (t not in LAB_TARGETS, t))
         lines = [f"// GENERATED: every target's result for {proc_id}; do not edit."]
@@ -295,37 +565,48 @@ def _included_by_pages(pages: Path) -> list[tuple[str, str]]:
     return sorted({m.groups() for p in pages.glob("*.adoc") for m in _INCLUDE.finditer(p.read_text())})
 
 
-def _failures(results: Path) -> dict[str, list[str]]:
+def _failures(results: Path, tr: Translator) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for f in sorted(Path(results).glob("*/*.json")):
         doc = json.loads(f.read_text())
         if doc.get("last_failure") and not doc.get("run"):
-            out.setdefault(doc.get("chapter", ""), []).append(failure_note(doc, f.parent.name))
+            out.setdefault(doc.get("chapter", ""), []).append(failure_note(doc, f.parent.name, tr))
     return out
 
 
-def _placeholder(chapter: str, proc_id: str, failures: list[str]) -> str:
+def _placeholder(chapter: str, proc_id: str, failures: list[str], tr: Translator) -> str:
     return (f"// GENERATED: no run has recorded {proc_id} yet; do not edit.\n"
             + "".join(failures)
-            + f"[NOTE]\n====\n{L('no-result')}: {proc_id}. {L('no-result-how')}: "
-            f"`.venv/bin/tr4947 runbook` (xref:running.adoc[]).\n====\n")
+            + "[NOTE]\n====\n"
+            + tr._("No result recorded yet: {proc}. Running this chapter's notebook records "
+                   "it: {command} ({link}).", proc=proc_id,
+                   command="`.venv/bin/tr4947 runbook`", link="xref:running.adoc[]")
+            + "\n====\n")
 
 
 def main(argv: list[str] | None = None) -> int:
     from ..usage import Parser
     p = Parser(prog="python -m tr4947.results.render",
-               description="Render the committed run records into the site's generated "
-                           "partials and charts (the Antora build runs this first).")
+               description="Render the committed run records into one edition's generated "
+                           "partials and charts (the Antora build runs this first, once per "
+                           "edition).")
     p.add_argument("--results", type=Path, default=RESULTS, help="run records (default results/)")
-    p.add_argument("--out", type=Path, default=OUT, help="content root to write "
-                   "(default build/generated)")
+    p.add_argument("--edition", choices=EDITIONS, default="en",
+                   help="the edition whose language the results are put in (default en)")
+    p.add_argument("--out", type=Path, help="content root to write "
+                   "(default build/generated/<edition>)")
     a = p.parse_args(argv)
     if not a.results.is_dir():
         # Rendering an empty set would remove every generated page part.
         p.error(f"--results {a.results}: no such directory (run records live in "
                 "results/<target>/)")
-    written = render_all(a.results, a.out)
-    print(f"rendered {len(written)} changed file(s) into {a.out}", file=sys.stderr)
+    out = a.out or OUT / a.edition
+    tr = Translator(a.edition)
+    written = render_all(a.results, out, edition=a.edition, tr=tr)
+    missing = {s for _, s in tr.missing}
+    print(f"rendered {len(written)} changed file(s) into {out}"
+          + (f"; {len(missing)} result string(s) have no {a.edition} translation (listed by "
+             f"python -m tr4947.results.i18n missing)" if missing else ""), file=sys.stderr)
     return 0
 
 
