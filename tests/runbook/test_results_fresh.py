@@ -136,3 +136,26 @@ def test_cpu2_holds_the_trs_four_rates():
     assert rates == {"10,000", "40,000", "80,000", "100,000"}, rates
     short = {k: median(v) for k, v in by.items() if median(v) < 0.95}
     assert not short, f"median achieved / asked below 95 %: {short}"
+
+
+@pytest.mark.parametrize("record", LAB, ids=lambda p: p.stem)
+def test_a_run_that_did_not_hold_its_rate_says_so_on_its_page(record, tmp_path):
+    """Every committed load record with a run below 95 % of its asked rate puts the warning
+    on the procedure's partial, in every edition, and no verdict is drawn from a run that did not hold."""
+    from tr4947.results import render
+    from tr4947.results.i18n import Translator
+    doc = json.loads(record.read_text())
+    short = {r["id"] for r in _loads(doc) if any(not x["held"] for x in r["data"]["runs"])}
+    if not short:
+        pytest.skip(f"{record.stem}: every run held its rate")
+    for ed in ("en", "fr", "ja"):
+        w = render.Writer(tmp_path / ed)
+        render.render_doc(doc, w, Translator(ed))
+        for proc_id in short:
+            part = tmp_path / ed / render.MODULE / "partials" / "results" / "lab" / \
+                doc["chapter"] / f"{proc_id}.adoc"
+            assert "[WARNING.load-not-held]" in part.read_text(), (ed, proc_id)
+    judged = [r for r in doc["records"] if r["kind"] == "verdict"
+              and r["data"].get("load_held") is False
+              and r["data"]["verdict"] in ("reproduced", "differs")]
+    assert not judged, f"verdicts drawn from runs that did not hold: {judged}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tr4947.results import ledger
+from tr4947.results.i18n import Translator
 
 CLAIMS = [
     {"id": "rec.speedup", "page": "broker-recovery", "section": "rec-3", "tr": "9x",
@@ -34,7 +35,7 @@ def test_a_row_per_claim_and_the_verdict_from_its_record():
     assert text.count("\na|xref:") == 2
     assert "[.verdict-differs]#differs#" in text and "1.4 x (1.2–1.6, n=3)" in text
     assert "no run yet" in text                     # fv.crash-nfsv3: nobody judged it
-    assert "2 claims: 1 differs." in text
+    assert "2 claims: 1 differ, 1 with no run yet." in text
     rs = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "reproduced", True)])])
     assert "[.verdict-reproduced]#reproduced#" in ledger.ledger(rs)
 
@@ -52,11 +53,23 @@ def test_another_targets_verdicts_get_their_own_column():
     assert "not measured# (rate not held)" in text and "#reproduced#" in text
 
 
+class Marking(Translator):
+    """French, with every recorded string marked, to see which words went through it."""
+
+    def __init__(self):
+        super().__init__("fr")
+
+    def text(self, s, where=""):
+        return f"«{s}»"
+
+
 def test_the_verdict_block_shows_its_pages_claims_in_the_editions_language():
     rs = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "differs", None)])])
-    block = ledger.verdict_block(rs, "broker-recovery", "fr", t=lambda s: f"«{s}»")
-    assert "<<rec-3,NFS remplace plus vite.>>" in block and "«différ" not in block
-    assert "«differs»" in block and "«do this»" in block and "NFSv3" not in block
+    block = ledger.verdict_block(rs, "broker-recovery", Marking())
+    assert "<<rec-3,NFS remplace plus vite.>>" in block
+    assert "«because»" in block and "«do this»" in block and "«9x»" in block
+    assert "1,4 x (1,2–1,6, n=3)" in block            # French decimals
+    assert "NFSv3" not in block and "#differs#" not in block   # French verdict word
     assert ledger.verdict_block(rs, "sizing") == ""
 
 
@@ -70,6 +83,8 @@ def test_a_load_record_warns_when_a_run_did_not_hold():
                 "held": False}]}}
     text = load.render(rec)
     assert text.startswith("[WARNING.load-not-held]") and "1 of 2 runs did not hold" in text
-    assert "|NFS |1,000 |400 |40% |[.not-held]#no#" in text
+    assert "|NFS |1,000 |400 |40 % |[.not-held]#no#" in text
+    fr = load.render(rec, Translator("fr"))
+    assert fr.startswith("[WARNING.load-not-held]") and "|1\u202f000 |" in fr
     rec["data"]["runs"][1].update(achieved=960, ratio=0.96, held=True)
     assert "WARNING" not in load.render(rec)

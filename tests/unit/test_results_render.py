@@ -136,13 +136,13 @@ def test_every_edition_gets_its_own_words_and_charts(tmp_path):
 def test_a_record_kind_the_renderer_does_not_know_is_skipped(tmp_path, capsys):
     f = run_record(tmp_path / "results", "lab")
     doc = json.loads(f.read_text())
-    doc["records"].append({"id": "FV-9", "kind": "verdict", "title": "Claim FV-9",
-                           "data": {"claim": "x", "verdict": "reproduced"}})
+    doc["records"].append({"id": "FV-9", "kind": "hologram", "title": "Claim FV-9",
+                           "data": {"claim": "x"}})
     f.write_text(json.dumps(doc))
     render.render_all(tmp_path / "results", tmp_path / "gen")
     fv9 = site(tmp_path / "gen" / PARTIALS / "lab/functional-validation/FV-9.adoc")
-    assert "// record kind 'verdict' not shown" in fv9 and "[.provenance]" in fv9
-    assert "'verdict'" in capsys.readouterr().err
+    assert "// record kind 'hologram' not shown" in fv9 and "[.provenance]" in fv9
+    assert "'hologram'" in capsys.readouterr().err
 
 
 def test_real_target_is_not_labelled_stand_in_and_follows_lab(tmp_path):

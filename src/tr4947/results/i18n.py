@@ -380,6 +380,35 @@ def record_strings(doc: dict) -> Iterator[tuple[str, str]]:
                 for s in data.get("series", []):
                     for x in s.get("x", []):
                         yield f"{where} category", str(x)
+        elif kind == "load":
+            for run in data.get("runs", []):
+                yield f"{where} run", run.get("name", "")
+        elif kind == "verdict":
+            w = f"{doc.get('chapter', '?')} {data.get('claim', '?')}"
+            for k in ("why", "action"):
+                if data.get(k):
+                    yield f"{w} {k}", data[k]
+            yield from ((f"{w} lab", x) for x in _figure_words(data.get("lab")))
+
+
+def _figure_words(lab: Any) -> Iterator[str]:
+    """The words inside a verdict's lab figure: a sentence, or a unit with words in it."""
+    if isinstance(lab, str):
+        yield lab
+    elif isinstance(lab, dict):
+        for k, v in lab.items():
+            if k == "unit" and isinstance(v, str) and has_words(v):
+                yield v
+            elif k != "unit":
+                yield from _figure_words(v)
+
+
+def claim_strings() -> Iterator[tuple[str, str]]:
+    """The TR's figures as docs/data/claims.yaml quotes them (the ledger shows them)."""
+    from .ledger import load_claims
+    for c in load_claims():
+        if c.get("tr"):
+            yield f"claims.yaml {c['id']} tr", c["tr"]
 
 
 def check(results: Path, langs: tuple[str, ...] = ("fr", "ja")) -> dict[str, Translator]:
@@ -393,6 +422,8 @@ def check(results: Path, langs: tuple[str, ...] = ("fr", "ja")) -> dict[str, Tra
             rel = f"{f.parent.name}/{f.name}"
             for where, s in record_strings(doc):
                 tr.text(s, f"{rel} {where}")
+        for where, s in claim_strings():
+            tr.text(s, where)
         out[lang] = tr
     return out
 

@@ -10,24 +10,27 @@ targets (results/<target>/, a reader's own cluster) get a verdict column of thei
 A verdict drawn from a run that did not hold its load rate cannot exist (the Recorder refuses
 it); a claim no run judged shows as not measured, with the reason the record gave.
 
-    rows(claims, docs)          -> Row per claim, with a Verdict per target
-    ledger(rows, t)             -> the ledger table (AsciiDoc), in the edition of ``t``
-    verdict_block(rows, page, t) -> the block at the top of a chapter page
+    rows(claims, docs)            -> Row per claim, with a Verdict per target
+    ledger(rows, tr)              -> the ledger table (AsciiDoc), in the edition of ``tr``
+    verdict_block(rows, page, tr) -> the block at the top of a chapter page
+
+Words: the claim's statement is the edition's own (claims.yaml has one per edition); the
+renderer's words are messages (``tr._``); what a procedure recorded (why, what to do, the
+lab's figure in words) and the TR's figure go through ``tr.text`` like every recorded string.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
 from .. import paths
+from .i18n import Translator, has_words
 
 CLAIMS = paths.REPO / "docs" / "data" / "claims.yaml"
-VERDICT_WORDS = {"reproduced": "reproduced", "differs": "differs",
-                 "not-reproducible-at-lab-scale": "not reproducible at lab scale",
-                 "not-measured": "not measured"}
+VERDICTS = ("reproduced", "differs", "not-reproducible-at-lab-scale", "not-measured")
 #: The role each verdict gets on the page (ui/css colours them).
 VERDICT_ROLE = {"reproduced": "verdict-reproduced", "differs": "verdict-differs",
                 "not-reproducible-at-lab-scale": "verdict-scale",
@@ -83,87 +86,134 @@ def targets(rs: list[Row]) -> list[str]:
 
 
 # --- words ------------------------------------------------------------------------------------------
-def figure(lab: Any, t: Callable[[str], str] = str) -> str:
-    """A recorded figure in words: a spread as ``median (low-high, n=N) unit``."""
+def verdict_word(v: str, tr: Translator) -> str:
+    # One literal message per verdict, so Babel extracts each.
+    return {"reproduced": tr._("reproduced"), "differs": tr._("differs"),
+            "not-reproducible-at-lab-scale": tr._("not reproducible at lab scale"),
+            "not-measured": tr._("not measured")}[v]
+
+
+def number(v: float, tr: Translator) -> str:
+    """A recorded figure with the precision it was recorded with, in the locale's notation."""
+    s = f"{v:g}"
+    decimals = len(s.split(".", 1)[1]) if "." in s and "e" not in s else 0
+    return tr.number(v, decimals=decimals)
+
+
+def unit(u: str, tr: Translator, where: str) -> str:
+    """A unit as recorded ("MiB/s", "x (DAS / NFS, until ISR complete)") in the edition's
+    notation: a bare unit converted (French writes Mio/s), one with words translated."""
+    return tr.text(u, where) if has_words(u) else tr.unit(u)
+
+
+def figure(lab: Any, tr: Translator, where: str = "") -> str:
+    """A recorded figure in words: a spread as ``median (low–high, n=N) unit``; a dict of
+    figures (per cluster, per percentile) one after the other; a sentence translated."""
     if lab is None:
         return "–"
+    if isinstance(lab, (int, float)) and not isinstance(lab, bool):
+        return number(lab, tr)
     if isinstance(lab, dict) and "median" in lab:
-        unit = f" {t(lab['unit'])}" if lab.get("unit") else ""
-        med = lab["median"]
+        u = f" {unit(lab['unit'], tr, where)}" if lab.get("unit") else ""
+        med = number(lab["median"], tr)
         if lab.get("low") is None or lab.get("n", 1) == 1:
-            n = f" (n={lab['n']})" if lab.get("n") else ""
-            return f"{med:g}{unit}{n}"
-        return f"{med:g}{unit} ({lab['low']:g}–{lab['high']:g}, n={lab['n']})"
+            n = f", n={lab['n']}" if lab.get("n") else ""
+            return f"{med}{u}{n}"
+        return (f"{med}{u} ({number(lab['low'], tr)}–{number(lab['high'], tr)}, "
+                f"n={lab['n']})")
     if isinstance(lab, dict):
-        if set(lab) >= {"unit"} and not any(isinstance(v, dict) for v in lab.values()):
-            unit = lab["unit"]
-            return "; ".join(f"{k.upper()} {v:g}" for k, v in lab.items() if k != "unit") \
-                + f" ({t(unit)})"
-        return "; ".join(f"{k.upper()} {figure(v, t)}" for k, v in lab.items())
-    return t(str(lab))
+        if "unit" in lab and not any(isinstance(v, dict) for v in lab.values()):
+            return "; ".join(f"{k.upper()} {figure(v, tr, where)}" for k, v in lab.items()
+                             if k != "unit") + f" ({unit(lab['unit'], tr, where)})"
+        return "; ".join(f"{k.upper()} {figure(v, tr, where)}" for k, v in lab.items())
+    return tr.text(str(lab), where)
 
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
-def _verdict_cell(v: Verdict | None, t: Callable[[str], str]) -> str:
+def _verdict_cell(v: Verdict | None, tr: Translator) -> str:
     if v is None:
-        return t("no run yet")
-    word = t(VERDICT_WORDS[v.verdict])
-    held = "" if v.data.get("load_held") is not False else f" ({t('rate not held')})"
-    return f"[.{VERDICT_ROLE[v.verdict]}]#{word}#{held}"
+        return tr._("no run yet")
+    held = "" if v.data.get("load_held") is not False else " " + tr._("(rate not held)")
+    return f"[.{VERDICT_ROLE[v.verdict]}]#{verdict_word(v.verdict, tr)}#{held}"
 
 
-def _claim_link(c: dict[str, Any], lang: str) -> str:
-    return f"xref:{c['page']}.adoc#{c['section']}[{_cell(c['statement'][lang])}]"
+def _claim_link(c: dict[str, Any], tr: Translator) -> str:
+    return f"xref:{c['page']}.adoc#{c['section']}[{_cell(c['statement'][tr.lang])}]"
+
+
+def _tr_figure(c: dict[str, Any], tr: Translator) -> str:
+    return _cell(tr.text(c["tr"], f"claims.yaml {c['id']} tr")) if c.get("tr") else "–"
+
+
+def _recorded(v: Verdict, key: str, tr: Translator) -> str:
+    return _cell(tr.text(v.data[key], f"{v.chapter} {v.data['claim']} {key}"))
 
 
 # --- the ledger -------------------------------------------------------------------------------------
-def ledger(rs: list[Row], lang: str = "en", t: Callable[[str], str] = str,
-           full: bool = True) -> str:
+def summary(rs: list[Row], tr: Translator) -> str:
+    """"56 claims: 12 reproduced, 3 differ, ..." for the lab's verdicts."""
+    counts = {k: sum(1 for r in rs if r.verdicts.get("lab") and
+                     r.verdicts["lab"].verdict == k) for k in VERDICTS}
+    counts["none"] = sum(1 for r in rs if "lab" not in r.verdicts)
+    words = {"reproduced": tr._("{count} reproduced", count=counts["reproduced"]),
+             "differs": tr._("{count} differ", count=counts["differs"]),
+             "not-reproducible-at-lab-scale": tr._("{count} not reproducible at lab scale",
+                                                   count=counts["not-reproducible-at-lab-scale"]),
+             "not-measured": tr._("{count} not measured", count=counts["not-measured"]),
+             "none": tr._("{count} with no run yet", count=counts["none"])}
+    return tr._("{count} claims: {verdicts}", count=len(rs),
+                verdicts=tr._(", ").join(words[k] for k, n in counts.items() if n))
+
+
+def ledger(rs: list[Row], tr: Translator | None = None, full: bool = True) -> str:
     """The claims ledger as an AsciiDoc table. ``full``: with why and what to do (the ledger
     page); otherwise claim, TR, lab, verdict (the home page)."""
+    tr = tr or Translator("en")
     others = [x for x in targets(rs) if x != "lab"]
-    head = [t("Claim"), t("TR-4947"), t("Lab"), t("Verdict")] + \
-        [f"{t('Verdict on')} `{o}`" for o in others] + ([t("Why")] if full else [])
-    widths = [30, 18, 18, 12] + [12] * len(others) + ([22] if full else [])
+    head = [tr._("Claim"), tr._("TR-4947"), tr._("Lab figure"), tr._("Verdict")] + \
+        [tr._("Verdict on {target}", target=f"`{o}`") for o in others] + \
+        ([tr._("Why"), tr._("What to do")] if full else [])
+    widths = [26, 16, 16, 12] + [12] * len(others) + ([18, 14] if full else [])
     lines = [f'[%header,cols="{",".join(f"{w}" for w in widths)}",role="ledger result-table"]',
              "|==="]
     lines.append(" ".join(f"|{h}" for h in head))
     for r in rs:
         lab = r.verdicts.get("lab")
-        cells = [_claim_link(r.claim, lang), _cell(r.claim.get("tr") or "–"),
-                 _cell(figure(lab.data.get("lab"), t)) if lab else "–",
-                 _verdict_cell(lab, t)]
-        cells += [_verdict_cell(r.verdicts.get(o), t) for o in others]
+        where = f"{lab.chapter} {r.claim['id']} lab" if lab else ""
+        cells = [_claim_link(r.claim, tr), _tr_figure(r.claim, tr),
+                 _cell(figure(lab.data.get("lab"), tr, where)) if lab else "–",
+                 _verdict_cell(lab, tr)]
+        cells += [_verdict_cell(r.verdicts.get(o), tr) for o in others]
         if full:
-            cells.append(_cell(t(lab.data["why"])) if lab else "–")
+            cells.append(_recorded(lab, "why", tr) if lab else "–")
+            cells.append(_recorded(lab, "action", tr) if lab and lab.data.get("action")
+                         else "–")
         lines.append(" ".join(f"a|{c}" if i == 0 else f"|{c}" for i, c in enumerate(cells)))
     lines.append("|===")
-    counts = {k: sum(1 for r in rs if (r.verdicts.get("lab") and
-                                       r.verdicts["lab"].verdict == k)) for k in VERDICT_WORDS}
-    summary = ", ".join(f"{n} {t(VERDICT_WORDS[k])}" for k, n in counts.items() if n)
-    return (f"[.ledger-summary]\n{len(rs)} {t('claims')}: {summary}.\n\n"
-            + "\n".join(lines) + "\n")
+    return f"[.ledger-summary]\n{tr.period(summary(rs, tr))}\n\n" + "\n".join(lines) + "\n"
 
 
-def verdict_block(rs: list[Row], page: str, lang: str = "en",
-                  t: Callable[[str], str] = str) -> str:
+def verdict_block(rs: list[Row], page: str, tr: Translator | None = None) -> str:
     """The block at the top of a chapter page: each of its claims, the TR's figure, what the
     lab showed, the verdict and what to do. '' for a page with no claims."""
+    tr = tr or Translator("en")
     mine = [r for r in rs if r.claim["page"] == page]
     if not mine:
         return ""
-    out = [f"[.verdicts]\n.{t('What the TR claims, what the runs showed')}", "****"]
+    title = tr._("What the TR claims, what the runs showed")
+    out = ["[.verdicts]\n." + title, "****"]
     for r in mine:
         v = r.verdicts.get("lab")
-        out.append(f"* <<{r.claim['section']},{_cell(r.claim['statement'][lang])}>> "
-                   f"{_verdict_cell(v, t)} +")
-        out.append(f"{t('TR-4947')}: {_cell(r.claim.get('tr') or '–')}; "
-                   f"{t('Lab')}: {_cell(figure(v.data.get('lab'), t)) if v else '–'}. "
-                   + (_cell(t(v.data["why"])) if v else "") + " +")
+        where = f"{v.chapter} {r.claim['id']} lab" if v else ""
+        out.append(f"* <<{r.claim['section']},{_cell(r.claim['statement'][tr.lang])}>> "
+                   f"{_verdict_cell(v, tr)} +")
+        lab = _cell(figure(v.data.get("lab"), tr, where)) if v else "–"
+        out.append(tr._("TR-4947: {tr}; lab: {lab}.", tr=_tr_figure(r.claim, tr), lab=lab)
+                   + (" " + _recorded(v, "why", tr) if v else "") + " +")
         if v and v.data.get("action"):
-            out.append(f"_{t('What to do')}_: {_cell(t(v.data['action']))}")
+            out.append(tr._("_What to do_: {action}", action=_recorded(v, "action", tr)))
     out.append("****")
     return "\n".join(out) + "\n"

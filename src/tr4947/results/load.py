@@ -5,38 +5,57 @@ A run that achieved less than 95 % of its target rate (tr4947.procedures.record.
 past what the target could carry: its latency is queueing, its throughput is a ceiling, and
 no verdict is drawn from it. The warning sits on the result it concerns (the procedure's
 partial), so a reader sees it beside the figures, not only in the ledger.
+
+Every word comes from the edition's Translator (tr4947.results.i18n): the renderer's own
+through ``tr._``, what the procedure recorded (the title, each run's name) through
+``tr.text``.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+
+from .i18n import Translator
 
 
 def not_held(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in data["runs"] if not r.get("held")]
 
 
-def render(rec: dict[str, Any], t: Callable[[str], str] = str,
-           number: Callable[[float], str] = lambda v: f"{v:,.0f}") -> str:
+def percent(tr: Translator, ratio: float) -> str:
+    return tr._("{value} %", value=tr.number(round(ratio * 100)))
+
+
+def render(rec: dict[str, Any], tr: Translator | None = None, where: str = "") -> str:
     """The load record as a warning (when a run did not hold) and a compact table."""
+    tr = tr or Translator("en")
+    where = where or f"{rec.get('id', '?')} load"
     data = rec["data"]
     runs, missed = data["runs"], not_held(data)
-    threshold = data.get("threshold", 0.95)
+    threshold = percent(tr, data.get("threshold", 0.95))
     out = []
     if missed:
-        out.append(f"[WARNING.load-not-held]\n====\n{len(missed)} {t('of')} {len(runs)} "
-                   + t("runs did not hold their target rate") + f" (< {threshold:.0%}): "
-                   + t("the target could not carry it, so their latency is queueing, their "
-                       "throughput a ceiling, and no verdict is drawn from them.")
+        out.append("[WARNING.load-not-held]\n====\n"
+                   + (tr._("This run did not hold its target rate (below {threshold} of "
+                           "it): the target could not carry that rate, so its latency is "
+                           "queueing, its throughput is a ceiling, and no verdict is drawn "
+                           "from it.", threshold=threshold) if len(runs) == 1 else
+                      tr._("{missed} of {runs} runs did not hold their target rate (below "
+                           "{threshold} of it): the target could not carry that rate, so "
+                           "their latency is queueing, their throughput is a ceiling, and no "
+                           "verdict is drawn from them.",
+                           missed=len(missed), runs=len(runs), threshold=threshold))
                    + "\n====\n")
-    header = [t("Run"), t("Asked (msg/s)"), t("Achieved (msg/s)"), t("Achieved / asked"),
-              t("Held")]
-    lines = [f".{t(rec['title'])}",
+    header = [tr._("Run"), tr._("Asked (msg/s)"), tr._("Achieved (msg/s)"),
+              tr._("Achieved / asked"), tr._("Held")]
+    lines = [f".{tr.text(rec['title'], f'{where} title')}",
              '[%header,cols="34,16,16,16,10",role="result-table load-table"]', "|==="]
     lines.append(" ".join(f"|{h}" for h in header))
     for r in runs:
-        ratio = f"{r['ratio']:.0%}" if r.get("ratio") is not None else "–"
-        held = t("yes") if r.get("held") else f"[.not-held]#{t('no')}#"
-        lines.append(f"|{t(r['name'])} |{number(r['target'])} |{number(r['achieved'])} "
-                     f"|{ratio} |{held}")
+        ratio = percent(tr, r["ratio"]) if r.get("ratio") is not None else "–"
+        no = tr._("no")
+        held = tr._("yes") if r.get("held") else "[.not-held]#" + no + "#"
+        name = tr.text(r["name"], f"{where} run")
+        lines.append(f"|{name} |{tr.number(round(r['target']))} "
+                     f"|{tr.number(round(r['achieved']))} |{ratio} |{held}")
     lines.append("|===")
     return "\n".join(out + lines) + "\n"
