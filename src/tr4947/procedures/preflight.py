@@ -342,22 +342,25 @@ class SpaceRow:
     note: str = ""
 
 
+def fields_table(text: str) -> list[dict[str, str]]:
+    """Rows of an ONTAP ``show ... -fields`` table as {field: value} (its header names the
+    fields; the dashes line and the "entries were displayed" line are skipped)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    head = next((i for i, line in enumerate(lines) if line.split()[:1] == ["vserver"]
+                 or line.split()[:1] == ["aggregate"]), None)
+    if head is None:
+        return []
+    names = lines[head].split()
+    return [dict(zip(names, line.split())) for line in lines[head + 1:]
+            if not set(line.strip()) <= {"-", " "} and len(line.split()) == len(names)]
+
+
 def parse_volume_space(text: str) -> list[SpaceRow]:
     """Rows of ``volume show -fields size,used,available,percent-used,autosize-mode,
     max-autosize,autosize-grow-threshold-percent`` (ONTAP's -fields table, any column order)."""
     from ..units import parse_size
-    lines = [line for line in text.splitlines() if line.strip()]
-    head = next((i for i, line in enumerate(lines) if line.split()[:2] == ["vserver", "volume"]),
-                None)
-    if head is None:
-        return []
-    names = lines[head].split()
     rows = []
-    for line in lines[head + 1:]:
-        words = line.split()
-        if set(line.strip()) <= {"-", " "} or len(words) != len(names):
-            continue
-        v = dict(zip(names, words))
+    for v in fields_table(text):
         try:
             rows.append(SpaceRow(v["volume"], parse_size(v["size"])[0], parse_size(v["used"])[0],
                                  parse_size(v["available"])[0],
@@ -408,8 +411,9 @@ def record_space(rb, proc: str, title: str, rows: list[SpaceRow]) -> str:
     verdict = FAIL if any(r.verdict == FAIL for r in rows) else PASS
     rb.table(proc, title, SPACE_HEADER,
              [[r.volume, format_size(r.size), format_size(r.used), format_size(r.available),
-               f"{r.percent_used}%", f"{r.autosize} (max {format_size(r.max_autosize)}, grows "
-               f"past {r.threshold}%)", r.verdict, r.fix or "-"] for r in rows],
+               f"{r.percent_used}%", (f"{r.autosize} (max {format_size(r.max_autosize)}, "
+                                      f"grows past {r.threshold}%)"),
+               r.verdict, r.fix or "-"] for r in rows],
              note="; ".join(r.note for r in rows if r.note), key=["Volume", "Used %", "Verdict"])
     return verdict
 

@@ -1,0 +1,203 @@
+"""What a failure drill measures, from what Kafka's verifiable clients and the cluster print.
+
+The load of a drill is Kafka's verifiable producer (org.apache.kafka.tools.VerifiableProducer,
+as kafkatest runs it): it writes increasing integers and prints one JSON line per record the
+cluster acknowledged (``producer_send_success``: the time of the acknowledgement, partition,
+offset, value) or refused (``producer_send_error``). Afterwards Kafka's verifiable consumer
+reads the topic back (``record_data`` lines, one per record read). From the two:
+
+* **lost**: acknowledged values that were not read back (kafkatest's and Jepsen's measure:
+  what was lost, not what was sent);
+* **duplicates**: values read back more than once;
+* per fault (a *run*), from the acknowledgement times: how long the producer's partitions
+  stalled and when the last one **resumed**, and the rate the producer held just before the
+  fault (the load record's achieved rate);
+* from samples of the cluster's metadata (tr4947.measure.recovery.IsrSample): when the
+  cluster **detected** the fault (the broker left an in-sync replica set or its registration
+  was fenced) and when every partition's **ISR was full** again.
+
+Times are epoch seconds (the lab's hosts and the control node share one clock; on a real
+site, hosts kept in step by NTP).
+"""
+from __future__ import annotations
+
+import json
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .recovery import IsrSample
+
+#: A partition whose acknowledgements stop for longer than this has stalled (the producer
+#: at the drills' rate acknowledges every partition several times a second).
+STALL_S = 1.0
+
+
+@dataclass(frozen=True)
+class Ack:
+    t: float                # epoch seconds of the acknowledgement
+    partition: int
+    value: str
+
+
+@dataclass
+class ProducerLog:
+    acks: list[Ack] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+    started: float | None = None            # startup_complete
+    summary: dict = field(default_factory=dict)   # tool_data: sent, acked, avg_throughput...
+
+    @property
+    def values(self) -> set[str]:
+        return {a.value for a in self.acks}
+
+
+def parse_producer(text: str) -> ProducerLog:
+    """The verifiable producer's stdout (one JSON object per line; anything else skipped)."""
+    out = ProducerLog()
+    for line in text.splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        name = ev.get("name")
+        if name == "producer_send_success":
+            out.acks.append(Ack(ev["timestamp"] / 1000.0, int(ev["partition"]), str(ev["value"])))
+        elif name == "producer_send_error":
+            out.errors.append(ev)
+        elif name == "startup_complete":
+            out.started = ev["timestamp"] / 1000.0
+        elif name == "tool_data":
+            out.summary = ev
+    out.acks.sort(key=lambda a: a.t)
+    return out
+
+
+def parse_consumed(text: str) -> Counter:
+    """Values read back: the verifiable consumer's ``record_data`` JSON lines, or bare
+    values one per line (what the chapter's consume step keeps of them)."""
+    seen: Counter = Counter()
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("{"):
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if ev.get("name") == "record_data":
+                seen[str(ev["value"])] += 1
+        else:
+            seen[line] += 1
+    return seen
+
+
+@dataclass
+class Check:
+    acked: int
+    read: int                               # distinct values read back
+    lost: list[str]                         # acknowledged, not read back
+    duplicates: int                         # extra copies read
+    unacked_read: int                       # read back without an acknowledgement
+
+
+def check(produced: ProducerLog, consumed: Counter, prefix: str | None = None) -> Check:
+    """Every acknowledged value against what was read back. ``prefix``: only values of one
+    drill (``<prefix>.<n>``) count among those read."""
+    read = {v: n for v, n in consumed.items() if prefix is None or v.startswith(f"{prefix}.")}
+    acked = produced.values
+    lost = sorted(acked - set(read), key=_number)
+    return Check(len(acked), len(read), lost, sum(n - 1 for n in read.values() if n > 1),
+                 len(set(read) - acked))
+
+
+def _number(v: str) -> float:
+    try:
+        return float(v.rsplit(".", 1)[-1])
+    except ValueError:
+        return float("inf")
+
+
+def by_partition(acks: Iterable[Ack]) -> dict[int, list[float]]:
+    out: dict[int, list[float]] = {}
+    for a in acks:
+        out.setdefault(a.partition, []).append(a.t)
+    for ts in out.values():
+        ts.sort()
+    return out
+
+
+@dataclass
+class Stall:
+    resumed_s: float | None                 # from the fault to the last partition's resumption
+    longest_s: float                        # the longest gap of one partition
+    partitions: int                         # partitions that stalled
+    of: int                                 # partitions acknowledged around the fault
+
+
+def stall(acks: list[Ack], fault: float, end: float, threshold: float = STALL_S) -> Stall:
+    """How the producer's partitions stalled after ``fault`` (up to ``end``): per partition the
+    longest gap between two acknowledgements that ends after the fault; a partition stalled if
+    that gap is longer than ``threshold``. ``resumed_s``: from the fault to the
+    acknowledgement that ended the last stall (0 when nothing stalled; None when a stalled
+    partition never acknowledged again before ``end``)."""
+    parts = by_partition(a for a in acks if a.t <= end)
+    resumed: float | None = 0.0
+    longest, stalled = 0.0, 0
+    for ts in parts.values():
+        i = bisect_right(ts, fault)                 # the first acknowledgement after the fault
+        prev = ts[i - 1] if i > 0 else fault
+        after = ts[i:]
+        if after:
+            gaps = [(after[0] - prev, after[0])] + [(b - a, b) for a, b in zip(after, after[1:])]
+        else:                                       # silent from its last one to the end
+            gaps = [(end - prev, None)]
+        gap, at = max(gaps, key=lambda g: g[0])
+        longest = max(longest, gap)
+        if gap > threshold:
+            stalled += 1
+            resumed = None if at is None or resumed is None else max(resumed, at - fault)
+    return Stall(resumed, longest, stalled, len(parts))
+
+
+def rate(acks: list[Ack], start: float, end: float) -> float:
+    """Acknowledgements per second in [start, end)."""
+    if end <= start:
+        return 0.0
+    ts = [a.t for a in acks]
+    return (bisect_left(ts, end) - bisect_left(ts, start)) / (end - start)
+
+
+def in_window(acks: list[Ack], start: float, end: float) -> list[Ack]:
+    ts = [a.t for a in acks]
+    return acks[bisect_left(ts, start):bisect_right(ts, end)]
+
+
+def detected_at(samples: list[IsrSample], fault: float) -> float | None:
+    """First sample at or after ``fault`` in which the watched broker had left an in-sync
+    replica set or was no longer registered (fenced)."""
+    for s in samples:
+        if s.t >= fault and s.partitions and (s.without_broker > 0 or not s.broker_registered):
+            return s.t
+    return None
+
+
+def isr_full_at(samples: list[IsrSample], fault: float) -> float | None:
+    """After a detected fault: the first sample with the broker registered and no partition
+    under-replicated. None when the ISR never shrank (nothing to recover) or never recovered
+    (see :func:`isr_shrank`)."""
+    seen = detected_at(samples, fault)
+    if seen is None:
+        return None
+    for s in samples:
+        if s.t > seen and s.partitions and s.broker_registered and s.under_replicated == 0:
+            return s.t
+    return None
+
+
+def isr_shrank(samples: list[IsrSample], fault: float) -> bool:
+    return any(s.t >= fault and s.under_replicated > 0 for s in samples)
