@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .recovery import IsrSample
+from .recovery import IsrSample, IsrWatch
 
 #: A partition whose acknowledgements stop for longer than this has stalled (the producer
 #: at the drills' rate acknowledges every partition several times a second).
@@ -135,16 +135,17 @@ def by_partition(acks: Iterable[Ack]) -> dict[int, list[float]]:
 class Stall:
     resumed_s: float | None                 # from the fault to the last partition's resumption
     longest_s: float                        # the longest gap of one partition
-    partitions: int                         # partitions that stalled
+    stalled: int                            # partitions that stalled
     of: int                                 # partitions acknowledged around the fault
 
 
 def stall(acks: list[Ack], fault: float, end: float, threshold: float = STALL_S) -> Stall:
-    """How the producer's partitions stalled after ``fault`` (up to ``end``): per partition the
-    longest gap between two acknowledgements that ends after the fault; a partition stalled if
-    that gap is longer than ``threshold``. ``resumed_s``: from the fault to the
-    acknowledgement that ended the last stall (0 when nothing stalled; None when a stalled
-    partition never acknowledged again before ``end``)."""
+    """How the producer's partitions stalled after ``fault`` (up to ``end``). A partition
+    stalled when more than ``threshold`` seconds passed between two of its acknowledgements
+    (the first counted from its last one before the fault); ``longest_s`` is the longest such
+    silence, ``resumed_s`` the time from the fault to the acknowledgement that ended the last
+    stall of any partition (0 when nothing stalled; None when a partition was still silent at
+    ``end``)."""
     parts = by_partition(a for a in acks if a.t <= end)
     resumed: float | None = 0.0
     longest, stalled = 0.0, 0
@@ -156,11 +157,11 @@ def stall(acks: list[Ack], fault: float, end: float, threshold: float = STALL_S)
             gaps = [(after[0] - prev, after[0])] + [(b - a, b) for a, b in zip(after, after[1:])]
         else:                                       # silent from its last one to the end
             gaps = [(end - prev, None)]
-        gap, at = max(gaps, key=lambda g: g[0])
-        longest = max(longest, gap)
-        if gap > threshold:
+        longest = max([longest] + [g for g, _ in gaps])
+        big = [at for g, at in gaps if g > threshold]
+        if big:
             stalled += 1
-            resumed = None if at is None or resumed is None else max(resumed, at - fault)
+            resumed = None if big[-1] is None or resumed is None else max(resumed, big[-1] - fault)
     return Stall(resumed, longest, stalled, len(parts))
 
 
@@ -201,3 +202,33 @@ def isr_full_at(samples: list[IsrSample], fault: float) -> float | None:
 
 def isr_shrank(samples: list[IsrSample], fault: float) -> bool:
     return any(s.t >= fault and s.under_replicated > 0 for s in samples)
+
+
+class Watch(IsrWatch):
+    """tr4947.measure.recovery's ISR watch, made for faults that leave a broker's connections
+    hanging (a cut link sends no reset): each metadata request gives up after ``timeout``
+    seconds, so that a request sent to the unreachable broker costs one missed sample, not
+    the samples of the whole outage (librdkafka drops the connection and asks another
+    broker next time)."""
+
+    def __init__(self, bootstrap: str, broker_id: int, topics: Iterable[str] | None = None,
+                 interval: float = 0.25, timeout: float = 1.5):
+        super().__init__(bootstrap, broker_id, topics, interval)
+        from ..transports import kafka_admin
+        ms = str(int(timeout * 1000))
+        self.admin = kafka_admin.client(bootstrap, **{
+            "socket.timeout.ms": ms, "socket.connection.setup.timeout.ms": ms,
+            "reconnect.backoff.max.ms": "1000"})
+        self.timeout = timeout
+
+    def poll(self) -> IsrSample | None:
+        import time as _time
+        from .recovery import summarize
+        try:
+            md = self.admin.list_topics(timeout=self.timeout)
+        except Exception:                      # no broker answered in time: a missed sample
+            self.errors += 1
+            return None
+        s = summarize(_time.time(), md, self.broker_id, self.topics)
+        self.samples.append(s)
+        return s

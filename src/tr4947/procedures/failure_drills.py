@@ -31,7 +31,9 @@ step that changes something is planned, and nothing is read that a planned step 
 """
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from shlex import quote as q
 
@@ -55,10 +57,11 @@ CLAIMS = {"DRL-1": "guide.drill-nfs-pause", "DRL-2": "guide.drill-lif-migration"
           "DRL-5": "guide.drill-host-loss"}
 LEASE_CLAIM = "guide.drill-lock-lease"
 SPACE_CLAIM = "guide.drill-preflight-space"
-#: Lines of Kafka's log an operator looks for after each drill.
-LOG_PATTERN = ("Shrinking ISR|Expanding ISR|[Ff]enc|No space left|offline|Halting|[Hh]alt|"
-               "Failed to acquire lock|LogDirFailure|Shutdown broker|Stopping serving logs|"
-               "Transition from (STARTING|RECOVERY|SHUTDOWN)|removed from ISR|NotEnoughReplicas")
+#: Lines of Kafka's log an operator looks for after each drill (brokers and controllers).
+LOG_PATTERN = ("Fencing broker|unfence has been granted|has been unfenced|new incarnation of "
+               "broker|Shrinking ISR|Expanding ISR|ISR updated|No space left|Stopping serving "
+               "logs|Shutdown broker|Halting|Failed to acquire lock|Transition from|Error "
+               "connecting to node|Disconnecting from node|NOT_ENOUGH_REPLICAS")
 
 
 @dataclass
@@ -137,6 +140,7 @@ class Run:
     fault: float                        # epoch seconds
     heal: float | None = None
     end: float = 0.0                    # the run's window ends here (the next run's start)
+    until: float | None = None          # ... or here, when the drill repairs things afterwards
     extra: dict = field(default_factory=dict)
     detect_s: float | None = None
     resume_s: float | None = None
@@ -158,6 +162,7 @@ class Outcome:
     target_rate: float
     unchanged: bool
     transcripts: dict = field(default_factory=dict)
+    samples: list = field(default_factory=list)
 
     @property
     def held(self) -> bool:
@@ -167,9 +172,10 @@ class Outcome:
 class FailureDrills:
     """DRL-0..DRL-5 on the target's ``das`` and ``nfs`` clusters (see the module doc)."""
 
-    def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
+    def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 3,
                  settle_s: float = 3, recover_timeout_s: float = 180):
-        self.run, self.t, self.rec = run, run.target, run.rec
+        self.run, self.t, self._rec = run, run.target, run.rec
+        self._local = threading.local()
         self.sides = sides(self.t)
         self.repeats, self.rate = int(repeats), float(rate)
         self.lead_s, self.settle_s, self.timeout = lead_s, settle_s, recover_timeout_s
@@ -181,6 +187,34 @@ class FailureDrills:
         self.setup = None                   # DRL-0's first step: planned on a dry run
         self.hook = False                   # the lab's NFS drill hook is on the NFS brokers
         self.found: dict | None = None      # the lab as DRL-0 left it (see state())
+
+    @property
+    def rec(self):
+        """The run's Recorder; in a cluster's thread (DRL-4, DRL-5), a list that keeps its
+        records until both clusters are done, so that each cluster's come together."""
+        return getattr(self._local, "rec", None) or self._rec
+
+    def _both(self, fn) -> list:
+        """``fn(side)`` for every cluster at once, one thread each (the same fault at the
+        same moment on DAS and NFS); their records go to the Recorder afterwards, cluster
+        by cluster. The first error is raised once both are done."""
+        def one(s: Side):
+            self._local.rec = _Deferred()
+            try:
+                return fn(s), self._local.rec, None
+            except Exception as exc:        # noqa: BLE001 - raised below, after the other
+                return None, self._local.rec, exc
+            finally:
+                self._local.rec = None
+        sides = list(self.sides.values())
+        with ThreadPoolExecutor(len(sides)) as pool:
+            done = list(pool.map(one, sides))
+        for _, deferred, _ in done:
+            deferred.replay(self._rec)
+        for _, _, exc in done:
+            if exc is not None:
+                raise exc
+        return [out for out, _, _ in done]
 
     @property
     def dry(self) -> bool:
@@ -217,16 +251,17 @@ class FailureDrills:
                   f"volumes {self.found['volumes']}, LIFs {self.found['lifs']}")
 
     def _remount(self, s: Side, options: str, title: str) -> None:
-        """DRL-0-remount.sh on each NFS broker, one at a time (a rolling change: the cluster
-        keeps two brokers serving), each serving again before the next."""
-        for i, b in enumerate(s.brokers):
-            r = self.t.run_snippet(SNIP + "DRL-0-remount.sh", b.name, check=True, timeout=300,
-                                   VOLUME=s.export_of(b), MOUNTPOINT=s.mountpoint,
-                                   OPTIONS=options)
-            if i == 0:
-                self.rec.show("DRL-0", f"{title} ({b.name}; the others alike)", r)
-            if not r.planned:
-                self.t.wait_serving([b.name], 240)
+        """DRL-0-remount.sh on every NFS broker at once (no load runs between the drills),
+        then until all of them serve again."""
+        def one(b: Host):
+            return self.t.run_snippet(SNIP + "DRL-0-remount.sh", b.name, check=True,
+                                      timeout=300, VOLUME=s.export_of(b),
+                                      MOUNTPOINT=s.mountpoint, OPTIONS=options)
+        with ThreadPoolExecutor(len(s.brokers)) as pool:
+            done = list(pool.map(one, s.brokers))
+        self.rec.show("DRL-0", f"{title} ({s.b1.name}; the others alike)", done[0])
+        if not done[0].planned:
+            self.t.wait_serving([b.name for b in s.brokers], 240)
 
     def restore(self) -> None:
         """After the drills: the NFS brokers' volumes mounted with the inventory's options
@@ -235,43 +270,41 @@ class FailureDrills:
         if nfs is not None and (self.dry or self.hook):
             self._remount(nfs, nfs.options, "After the drills: the volumes as they were")
 
-    def state(self) -> dict:
-        """What a drill must leave as it found it, read-only: per host of the two clusters its
-        addresses, NFS mounts and whether Kafka runs; each cluster's registered brokers and
-        under-replicated partitions of the drills topic; the Kafka volumes' sizes and where
-        the data LIFs are."""
+    def state(self, sides: list[Side] | None = None) -> dict:
+        """What a drill must leave as it found it, read-only, for ``sides`` (default: both
+        clusters): per host its addresses, NFS mounts (and the client layer's mode) and
+        whether Kafka runs; per cluster whether broker 1 is registered and how many
+        partitions of the drills topic are under-replicated; the size of broker 1's volume
+        and where its data LIF is."""
         t = self.t
         out: dict = {"hosts": {}, "clusters": {}, "volumes": {}, "lifs": {}}
         probe = ("ip -4 -brief addr show dev {dev} | awk '{{$2=\"\"; print}}'; "
                  "nfsstat -m 2>/dev/null | sed 's/,clientaddr=[^,]*//' | grep -v '^$'; "
                  "pgrep -f {proc} > /dev/null && echo kafka running || echo kafka stopped")
-        for s in self.sides.values():
+        for s in sides or list(self.sides.values()):
             for h in s.brokers + ([s.standby] if s.standby else []):
                 r = t.run(probe.format(dev=q(h.get("kafka_interface", "eth0")),
                                        proc=q(h.get("kafka_process", kt.KAFKA_PROCESS))),
                           h.name, read_only=True, check=True)
                 out["hosts"][h.name] = r.stdout.strip()
-            w = recovery.IsrWatch(s.bootstrap(), s.node_id, {TOPIC})
+            w = m.Watch(s.bootstrap(), s.node_id, {TOPIC})
             sample = None
-            for _ in range(10):
+            for _ in range(20):
                 sample = w.poll()
                 if sample is not None:
                     break
-                time.sleep(1)
+                time.sleep(0.5)
             out["clusters"][s.name] = None if sample is None else \
                 (sample.broker_registered, sample.under_replicated)
-        if self.ontap:
-            vols = [s.volume for s in self.sides.values() if s.nfs]
-            for v in vols:
-                rows, _ = pf.space_audit(t, v, self.svm)
-                out["volumes"][v] = rows[0].size if rows else None
-            for s in self.sides.values():
-                if s.lif:
-                    r = t.run_snippet(SNIP + "DRL-2-lif-show.ontap", self.ontap, read_only=True,
-                                      check=True, svm=self.svm, lif=s.lif["name"])
-                    out["lifs"][s.lif["name"]] = [
-                        (x.get("home-node"), x.get("curr-node"), x.get("is-home"))
-                        for x in pf.fields_table(r.stdout)]
+            if self.ontap and s.nfs:
+                rows, _ = pf.space_audit(t, s.volume, self.svm)
+                out["volumes"][s.volume] = rows[0].size if rows else None
+            if self.ontap and s.lif:
+                r = t.run_snippet(SNIP + "DRL-2-lif-show.ontap", self.ontap, read_only=True,
+                                  check=True, svm=self.svm, lif=s.lif["name"])
+                out["lifs"][s.lif["name"]] = [
+                    (x.get("home-node"), x.get("curr-node"), x.get("is-home"))
+                    for x in pf.fields_table(r.stdout)]
         return out
 
     # --- the load around one drill on one cluster (DRL-0) ---------------------------------------
@@ -293,7 +326,7 @@ class FailureDrills:
         print(f"{proc} {s.name}: producer at {self.rate:.0f} records/s (values {prefix}.n)")
         runs: list[Run] = []
         transcripts: dict = {"load": started}
-        w = recovery.IsrWatch(s.bootstrap(skip_b1=True), s.node_id, {TOPIC}, interval=0.25)
+        w = m.Watch(s.bootstrap(skip_b1=True), s.node_id, {TOPIC})
         with w:
             try:
                 time.sleep(self.lead_s)
@@ -302,7 +335,7 @@ class FailureDrills:
                         time.sleep(self.settle_s + self.lead_s)
                     r = inject(s, n, w)
                     runs.append(r)
-                    print(f"  run {n + 1}: fault at {_clock(r.fault)}, healed "
+                    print(f"  {proc} {s.name} run {n + 1}: fault at {_clock(r.fault)}, healed "
                           f"{_secs(r.heal - r.fault if r.heal else None)} later"
                           + "".join(f", {k} {_fmt(v)}" for k, v in r.extra.items()
                                     if not k.startswith("_")))
@@ -319,8 +352,9 @@ class FailureDrills:
         read = m.parse_consumed(t.read_file(self.client, out + ".read").stdout)
         result = m.check(produced, read, prefix)
         self._measure(runs, produced, samples, result)
-        unchanged = self._same_as_found(f"{proc} {s.name}")
-        o = Outcome(proc, s.name, runs, result, produced, self.rate, unchanged, transcripts)
+        unchanged = self._same_as_found(s, f"{proc} {s.name}")
+        o = Outcome(proc, s.name, runs, result, produced, self.rate, unchanged, transcripts,
+                    samples)
         self.outcomes.append(o)
         print(f"{proc} {s.name}: {result.acked} acknowledged, {len(result.lost)} lost, "
               f"{result.duplicates} duplicates; lab as found: {'yes' if unchanged else 'NO'}")
@@ -332,6 +366,8 @@ class FailureDrills:
         for i, r in enumerate(runs):
             r.end = runs[i + 1].fault - self.lead_s if i + 1 < len(runs) else \
                 (produced.acks[-1].t if produced.acks else r.fault)
+            if r.until is not None:
+                r.end = min(r.end, r.until)
             window = m.in_window(produced.acks, r.fault - 60, r.end)
             st = m.stall(window, r.fault, r.end)
             r.resume_s, r.stall_s = st.resumed_s, st.longest_s
@@ -344,17 +380,17 @@ class FailureDrills:
             start = runs[i - 1].end if i else 0
             r.lost = sum(1 for a in produced.acks if start < a.t <= r.end and a.value in lost)
 
-    def _same_as_found(self, what: str) -> bool:
+    def _same_as_found(self, s: Side, what: str) -> bool:
+        """Is cluster ``s`` (its hosts, broker 1's volume and LIF) as DRL-0 found it?"""
         if self.found is None:
             return True
-        now = self.state()
-        same = now == self.found
-        if not same:
-            for k in self.found:
-                if now[k] != self.found[k]:
-                    print(f"{what}: the lab differs from before the drill in {k}: "
-                          f"{self.found[k]} -> {now[k]}")
-        return same
+        now = self.state([s])
+        before = {k: {n: v for n, v in self.found[k].items() if n in now[k]} for k in now}
+        for k in now:
+            if now[k] != before[k]:
+                print(f"{what}: the lab differs from before the drill in {k}: "
+                      f"{before[k]} -> {now[k]}")
+        return now == before
 
     # --- waiting ------------------------------------------------------------------------------------
     def _recovered(self, w, r: Run, what: str) -> None:
@@ -391,8 +427,10 @@ class FailureDrills:
                 self.rec.show("DRL-1", f"NFS: {s.b1.name}'s mount pauses for {seconds:g} s", r)
             if r.planned:
                 return None
-            run = Run("DRL-1", s.name, n, float(r.stdout.split()[-1]))
-            run.heal = run.fault + seconds
+            # When the pause began: the status's time less what had passed of the pause.
+            words = r.stdout.split()
+            began = float(words[-1]) - (seconds - float(words[words.index('"pause_left":') + 1]))
+            run = Run("DRL-1", s.name, n, began, began + seconds)
             time.sleep(max(0.0, run.heal - time.time()))
             self._recovered(w, run, "the pause")
             if n == 0:
@@ -565,42 +603,40 @@ class FailureDrills:
     # --- DRL-4 ------------------------------------------------------------------------------------
     def partition(self, seconds: float) -> None:
         """DRL-4: broker 1's host loses its link for ``seconds`` (on each cluster)."""
-        outcomes = []
-        for s in self.sides.values():
-            def inject(s: Side, n: int, w, seconds=seconds) -> Run | None:
-                at = time.time() + 1.5
-                r = self.t.run_snippet(SNIP + "DRL-4-partition.sh", s.b1.name, check=True,
-                                       needs=self.setup,
-                                       DEV=s.b1.get("kafka_interface", "eth0"),
-                                       AT=f"{at:.3f}", HEAL_AT=f"{at + seconds:.3f}")
-                if n == 0:
-                    self.rec.show("DRL-4", f"{s.name.upper()}: {s.b1.name} is cut off for "
-                                  f"{seconds:g} s", r)
-                if r.planned:
-                    return None
-                time.sleep(max(0.0, at + seconds + 0.5 - time.time()))
-                self._reachable(s.b1.name)
-                marks = self.t.run_snippet(SNIP + "DRL-4-marks.sh", s.b1.name, read_only=True,
-                                           check=True).stdout.split()
-                run = Run("DRL-4", s.name, n, float(marks[0]), float(marks[1]))
-                self._recovered(w, run, "the heal")
-                if n == 0:
-                    self._log_lines("DRL-4", s, run, [s.b1, s.controllers[0]])
-                return run
-            outcomes.append(self._drill("DRL-4", s, inject, "Network partition"))
+        def inject(s: Side, n: int, w) -> Run | None:
+            at = time.time() + 1.5
+            r = self.t.run_snippet(SNIP + "DRL-4-partition.sh", s.b1.name, check=True,
+                                   needs=self.setup,
+                                   DEV=s.b1.get("kafka_interface", "eth0"),
+                                   AT=f"{at:.3f}", HEAL_AT=f"{at + seconds:.3f}")
+            if n == 0:
+                self.rec.show("DRL-4", f"{s.name.upper()}: {s.b1.name} is cut off for "
+                              f"{seconds:g} s", r)
+            if r.planned:
+                return None
+            time.sleep(max(0.0, at + seconds + 0.5 - time.time()))
+            self._reachable(s.b1.name)
+            marks = self.t.run_snippet(SNIP + "DRL-4-marks.sh", s.b1.name, read_only=True,
+                                       check=True).stdout.split()
+            run = Run("DRL-4", s.name, n, float(marks[0]), float(marks[1]))
+            self._recovered(w, run, "the heal")
+            if n == 0:
+                self._log_lines("DRL-4", s, run, [s.b1, s.controllers[0]])
+            return run
+        outcomes = self._both(lambda s: self._drill("DRL-4", s, inject, "Network partition"))
         self._report("DRL-4", outcomes, f"broker 1's host cut off for {seconds:g} s")
 
     # --- DRL-5 ------------------------------------------------------------------------------------
     def host_loss(self, down_s: float) -> None:
         """DRL-5: broker 1's host fails at once; the standby takes over its address and node
         id; afterwards the repaired host takes them back (not measured)."""
-        outcomes = []
-        for s in self.sides.values():
+        def one(s: Side) -> Outcome | None:
             if s.standby is None:
                 self._not_run("DRL-5", f"cluster {s.name} has no standby (kafka_standby: true)")
-                continue
-            outcomes.append(self._drill("DRL-5", s, lambda s, n, w: self._host_loss_run(
-                s, n, w, down_s), "Host loss"))
+                return None
+            return self._drill("DRL-5", s, lambda s, n, w: self._host_loss_run(s, n, w, down_s),
+                               "Host loss")
+        outcomes = self._both(one)
         self._report("DRL-5", outcomes, "broker 1's host lost at once; the standby takes over")
         nfs = next((o for o in outcomes if o and o.cluster == "nfs"), None)
         if nfs is not None:
@@ -671,6 +707,8 @@ class FailureDrills:
                 t.wait_serving([sb.name], 240)
                 run.heal = time.time()
                 self._recovered(w, run, "the takeover")
+                time.sleep(self.settle_s)
+                run.until = time.time()
                 if first:
                     self._log_lines("DRL-5", s, run, [sb, s.controllers[0]])
             self._give_back(s, address, first)
@@ -758,7 +796,7 @@ class FailureDrills:
         for o in done:
             rs = o.runs
             rows.append([o.cluster.upper(), len(rs), o.check.acked, len(o.check.lost),
-                         o.check.duplicates,
+                         o.check.duplicates, len(o.producer.errors),
                          _spread([r.detect_s for r in rs], "never"),
                          _spread([r.resume_s for r in rs], "-"),
                          _spread([r.stall_s for r in rs], "-"),
@@ -766,15 +804,17 @@ class FailureDrills:
                         + [_spread([r.extra.get(k) for r in rs], "-") for k in extras])
             loads += [{"name": f"{o.cluster} run {r.n + 1}", "unit": "records/s",
                        "target": o.target_rate, "achieved": round(r.rate, 1)} for r in rs]
-        header = ["Cluster", "Runs", "Acknowledged", "Lost", "Duplicates",
+        header = ["Cluster", "Runs", "Acknowledged", "Lost", "Duplicates", "Refused",
                   "Detected after (s)", "Producers resumed after (s)",
                   "Longest stall of a partition (s)", "ISR full again after (s)"] + \
             [k[0].upper() + k[1:] for k in extras]
         self.rec.table(proc, f"{what}: median (min-max, n) over the runs", header, rows,
                        note="Times count from the fault. Detected: the cluster took broker 1 "
-                            "out of an in-sync replica set or fenced it. Producers resumed: "
-                            "every partition acknowledged again. Lost: acknowledged records "
-                            "the verifiable consumer did not read back.",
+                            "out of an in-sync replica set or fenced it. Producers resumed: the "
+                            "last partition whose acknowledgements had stopped for more than a "
+                            "second acknowledged again. Lost: acknowledged records the "
+                            "verifiable consumer did not read back. Refused: sends the "
+                            "producer gave up on (not acknowledged, so not owed).",
                        key=["Cluster", "Lost", "Producers resumed after (s)"])
         self.rec.load(proc, f"{what}: the producer's rate in the {self.lead_s:g} s before each "
                             "fault", loads)
@@ -812,12 +852,26 @@ class FailureDrills:
     def summary(self) -> None:
         """What holds on every run (what nbval compares): per drill and cluster, whether any
         acknowledged record was lost and whether the lab was left as found."""
-        for o in self.outcomes:
+        for o in sorted(self.outcomes, key=lambda o: (o.drill, CLUSTERS.index(o.cluster))):
             print(f"{o.drill} {o.cluster}: {len(o.runs)} runs, acknowledged records lost: "
                   f"{'none' if not o.check.lost else len(o.check.lost)}, lab as found: "
                   f"{'yes' if o.unchanged else 'no'}")
         if not self.outcomes:
             print("planned only" if self.dry else "no drill ran")
+
+
+class _Deferred:
+    """Stands in for the Recorder in a cluster's thread: keeps the calls, replays them."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, tuple, dict]] = []
+
+    def __getattr__(self, name: str):
+        return lambda *a, **kw: self.calls.append((name, a, kw))
+
+    def replay(self, rec) -> None:
+        for name, a, kw in self.calls:
+            getattr(rec, name)(*a, **kw)
 
 
 def nearly_full_mb(r: pf.SpaceRow, percent: float) -> int:
