@@ -1,6 +1,5 @@
-# On the DAS standby: its disk is new and empty, so it is formatted with the cluster's id
-# first; then Kafka starts with the failed broker's configuration (CONFIG: node.id, address,
-# log.dirs of broker 1).
+# On the DAS spare, whose disk is new and empty: format it with the cluster's id, then start
+# Kafka with broker 1's configuration (CONFIG: node.id, address, log.dirs of broker 1).
 set -e
 : "${BOOTSTRAP:=198.18.3.2:9092}" "${CONFIG:=config/drill-takeover.properties}"
 CLUSTER_ID=$(bin/kafka-metadata-quorum.sh --bootstrap-server "$BOOTSTRAP" describe --status \

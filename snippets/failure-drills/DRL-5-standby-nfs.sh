@@ -1,8 +1,10 @@
-# On the NFS standby: mount the failed broker's volume where broker 1 had it (its log dir is
-# there, as it was) and start Kafka with broker 1's configuration (CONFIG).
+# On the NFS spare: mount the failed broker's volume where broker 1 had it (its log dir is
+# there, as it was) and start Kafka with broker 1's configuration (CONFIG). A spare that was
+# broker 1 itself before it failed still has its dead mount there: that goes first.
 set -e
 : "${VOLUME:=198.18.10.11:/kafka_nfs_b1}" "${MOUNTPOINT:=/mnt/data}" "${OPTIONS:=vers=4.1}"
 : "${CONFIG:=config/drill-takeover.properties}"
 mkdir -p "$MOUNTPOINT"
+if grep -q " $MOUNTPOINT " /proc/mounts; then umount -l "$MOUNTPOINT"; fi
 mount -t nfs -o "$OPTIONS" "$VOLUME" "$MOUNTPOINT"
 bin/kafka-server-start.sh -daemon "$CONFIG"

@@ -40,7 +40,6 @@ from shlex import quote as q
 from .. import kafka_tools as kt
 from ..inventory import Host
 from ..measure import drills as m
-from ..measure import recovery
 from ..measure.spread import spread
 from ..wait import port_open, until
 from . import preflight as pf
@@ -308,7 +307,7 @@ class FailureDrills:
         return out
 
     # --- the load around one drill on one cluster (DRL-0) ---------------------------------------
-    def _drill(self, proc: str, s: Side, inject, title: str) -> Outcome | None:
+    def _drill(self, proc: str, s: Side, inject, title: str, after=None) -> Outcome | None:
         """``repeats`` runs of ``inject(s, n, watch) -> Run`` on cluster ``s`` under the
         verifiable producer, then the check; recorded under ``proc``."""
         t = self.t
@@ -321,6 +320,8 @@ class FailureDrills:
         if started.planned:
             self.rec.show(proc, f"{s.name.upper()}: load on", started, show=False)
             inject(s, 0, None)
+            if after:
+                after()
             t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, needs=started, OUT=out)
             return None
         print(f"{proc} {s.name}: producer at {self.rate:.0f} records/s (values {prefix}.n)")
@@ -340,6 +341,8 @@ class FailureDrills:
                           + "".join(f", {k} {_fmt(v)}" for k, v in r.extra.items()
                                     if not k.startswith("_")))
                 time.sleep(self.settle_s)
+                if after:
+                    after()
             finally:
                 stopped = t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client,
                                         timeout=300, OUT=out)
@@ -498,6 +501,10 @@ class FailureDrills:
         o = self._drill("DRL-2", s, inject, "LIF migration")
         if o:
             for r in o.runs:
+                # the move there, up to the move back; then the move back on its own
+                there = m.stall(m.in_window(o.producer.acks, r.fault - 60, r.heal), r.fault,
+                                r.heal)
+                r.resume_s, r.stall_s = there.resumed_s, there.longest_s
                 back = m.stall(m.in_window(o.producer.acks, r.extra["_back"] - 60, r.end),
                                r.extra["_back"], r.end)
                 r.extra["after the revert: producers resumed (s)"] = back.resumed_s
@@ -628,16 +635,27 @@ class FailureDrills:
 
     # --- DRL-5 ------------------------------------------------------------------------------------
     def host_loss(self, down_s: float) -> None:
-        """DRL-5: broker 1's host fails at once; the standby takes over its address and node
-        id; afterwards the repaired host takes them back (not measured)."""
+        """DRL-5: broker 1's host fails at once; the spare takes over its address and node id.
+        As in REC-2's rounds, the host that failed, repaired, is the spare of the next run, so
+        the two hosts take turns; after the last run broker 1's own host takes broker 1 back
+        (not measured) and the standby is as it was."""
         def one(s: Side) -> Outcome | None:
             if s.standby is None:
                 self._not_run("DRL-5", f"cluster {s.name} has no standby (kafka_standby: true)")
                 return None
-            return self._drill("DRL-5", s, lambda s, n, w: self._host_loss_run(s, n, w, down_s),
-                               "Host loss")
+            home, spare = s.b1, s.standby
+            saved = {h.name: dict(h.vars) for h in (home, spare)}
+            try:
+                return self._drill("DRL-5", s, lambda s, n, w: self._host_loss_run(
+                    s, n, w, down_s, home), "Host loss",
+                    after=lambda: self._give_back(s, home, spare))
+            finally:
+                s.brokers[0], s.standby = home, spare
+                for h in (home, spare):
+                    h.vars.clear()
+                    h.vars.update(saved[h.name])
         outcomes = self._both(one)
-        self._report("DRL-5", outcomes, "broker 1's host lost at once; the standby takes over")
+        self._report("DRL-5", outcomes, "broker 1's host lost at once; the spare takes over")
         nfs = next((o for o in outcomes if o and o.cluster == "nfs"), None)
         if nfs is not None:
             held = [r.extra.get("lock held after the failure (s)") for r in nfs.runs]
@@ -649,90 +667,91 @@ class FailureDrills:
                 self.rec.verdict("DRL-5", LEASE_CLAIM, "reproduced" if ok else "differs",
                                  tr="-", lab=sp.as_dict("s"),
                                  why=f"the lock on broker 1's .lock stayed with the dead client "
-                                     f"for {sp.fmt(1)} s against a {lease} s NFSv4 lease "
-                                     "(lab: the ONTAP stand-in's lease model)",
+                                     f"for {sp.fmt(1)} s, against a {lease} s NFSv4 lease (the "
+                                     "claim holds within 5 s of it; lab: the ONTAP stand-in's "
+                                     "model of the lease)",
                                  action="count the lease in an NFS replacement's time, and "
                                         "break the lock only when the old host is surely down",
                                  load_held=nfs.held)
 
-    def _host_loss_run(self, s: Side, n: int, w, down_s: float) -> Run | None:
-        t, b1, sb = self.t, s.b1, s.standby
-        dev = b1.get("kafka_interface", "eth0")
-        address = f"{b1.kafka_address}/{b1.get('kafka_prefix', 24)}"
+    def _host_loss_run(self, s: Side, n: int, w, down_s: float, home: Host) -> Run | None:
+        """One host loss: broker 1's host now (``s.b1``) fails, the spare (``s.standby``)
+        takes over; then the two swap roles for the next run."""
+        t, old, new = self.t, s.b1, s.standby
+        address = f"{old.kafka_address}/{old.get('kafka_prefix', 24)}"
         first = n == 0
-        if s.name == "das" and first:
-            t.run(f"rm -rf {q(s.log_dir(sb))} && mkdir -p {q(s.log_dir(sb))}", sb.name,
+        kafka_home = old.get("kafka_home", kt.KAFKA_HOME)
+        # The spare is identical to broker 1: broker 1's configuration (a standby gets a copy
+        # under its own name; broker 1's own host has it already) and, on DAS, an empty disk.
+        config = "config/server.properties" if new is home else TAKEOVER_CONFIG
+        if new is not home:
+            copied = t.put(new.name, f"{kafka_home}/{config}",
+                           "(broker 1's config/server.properties)", needs=self.setup) \
+                if self.dry else t.copy_file(home.name, f"{kafka_home}/config/server.properties",
+                                             new.name, f"{kafka_home}/{config}")
+            if first:
+                self.rec.show("DRL-5", f"{s.name.upper()}: the standby gets broker 1's "
+                              "configuration", copied, show=False)
+        if not s.nfs:
+            t.run(f"rm -rf {q(s.log_dir(new))} && mkdir -p {q(s.log_dir(new))}", new.name,
                   check=True, needs=self.setup)
-        # The standby is identical to broker 1: broker 1's configuration, under its own name.
-        home = b1.get("kafka_home", kt.KAFKA_HOME)
-        dest = f"{home}/{TAKEOVER_CONFIG}"
-        config = t.put(sb.name, dest, "(broker 1's config/server.properties)", needs=self.setup) \
-            if self.dry else t.copy_file(b1.name, f"{home}/config/server.properties", sb.name, dest)
-        if first:
-            self.rec.show("DRL-5", f"{s.name.upper()}: the standby gets broker 1's "
-                          "configuration", config, show=False)
         at = time.time() + 1.5
-        r = t.run_snippet(SNIP + "DRL-5-host-loss.sh", b1.name, check=True, needs=self.setup,
-                          DEV=dev, ADDRESS=address, AT=f"{at:.3f}", DOWN_SECONDS=down_s)
+        r = t.run_snippet(SNIP + "DRL-5-host-loss.sh", old.name, check=True, needs=self.setup,
+                          DEV=old.get("kafka_interface", "eth0"), ADDRESS=address,
+                          AT=f"{at:.3f}", DOWN_SECONDS=down_s)
         if first:
-            self.rec.show("DRL-5", f"{s.name.upper()}: {b1.name} fails", r)
+            self.rec.show("DRL-5", f"{s.name.upper()}: {old.name} fails", r)
         run = None if r.planned else Run("DRL-5", s.name, n, at)
         if run is not None:
-            fenced = w.wait(lambda smp: m.detected_at(smp, at), self.timeout,
-                            f"the cluster to notice {b1.name}'s loss")
-            run.extra["standby started after (s)"] = None
-        took = t.run_snippet(SNIP + "DRL-5-take-address.sh", sb.name, check=True, needs=r,
-                             DEV=sb.get("kafka_interface", "eth0"), ADDRESS=address)
+            w.wait(lambda smp: m.detected_at(smp, at), self.timeout,
+                   f"the cluster to notice {old.name}'s loss")
+        took = t.run_snippet(SNIP + "DRL-5-take-address.sh", new.name, check=True, needs=r,
+                             DEV=new.get("kafka_interface", "eth0"), ADDRESS=address)
         if s.nfs:
-            start = t.run_snippet(SNIP + "DRL-5-standby-nfs.sh", sb.name, check=True, needs=r,
+            start = t.run_snippet(SNIP + "DRL-5-standby-nfs.sh", new.name, check=True, needs=r,
                                   VOLUME=s.export, MOUNTPOINT=s.mountpoint,
-                                  OPTIONS=self._options(s), CONFIG=TAKEOVER_CONFIG)
+                                  OPTIONS=self._options(s), CONFIG=config)
         else:
-            start = t.run_snippet(SNIP + "DRL-5-standby-das.sh", sb.name, check=True, needs=r,
+            start = t.run_snippet(SNIP + "DRL-5-standby-das.sh", new.name, check=True, needs=r,
                                   BOOTSTRAP=s.bootstrap(skip_b1=True).split(",")[0],
-                                  CONFIG=TAKEOVER_CONFIG)
+                                  CONFIG=config)
         if first:
             self.rec.show("DRL-5", f"{s.name.upper()}: the standby takes broker 1's address",
                           took)
             self.rec.show("DRL-5", f"{s.name.upper()}: the standby starts as broker 1", start)
-        # The standby is broker 1 now (this Target's view of the inventory only).
-        saved = dict(sb.vars)
-        sb.vars.update(kafka_address=b1.kafka_address, kafka_node_id=b1.get("kafka_node_id"),
-                       kafka_log_dirs=b1.get("kafka_log_dirs"))
-        try:
-            if run is not None:
-                run.extra["standby started after (s)"] = time.time() - at
-                if s.nfs:
-                    self._lock_wait(s, run, first)
-                t.wait_serving([sb.name], 240)
-                run.heal = time.time()
-                self._recovered(w, run, "the takeover")
-                time.sleep(self.settle_s)
-                run.until = time.time()
-                if first:
-                    self._log_lines("DRL-5", s, run, [sb, s.controllers[0]])
-            self._give_back(s, address, first)
-        finally:
-            sb.vars.clear()
-            sb.vars.update(saved)
-        if run is not None:
-            marks = t.run_snippet(SNIP + "DRL-5-marks.sh", b1.name, read_only=True,
-                                  check=True).stdout.split()
-            run.extra["host down for (s)"] = float(marks[1]) - float(marks[0])
-            run.extra["_fenced"] = fenced
+        # The spare is broker 1 now, the failed host the spare (this Target's view only).
+        new.vars.update(kafka_address=old.kafka_address, kafka_node_id=old.get("kafka_node_id"),
+                        kafka_log_dirs=old.get("kafka_log_dirs"))
+        s.brokers[0], s.standby = new, old
+        if run is None:
+            return None
+        run.extra["spare started after (s)"] = time.time() - at
+        if s.nfs:
+            self._lock_wait(s, run, first, config)
+        t.wait_serving([new.name], 240)
+        run.heal = time.time()
+        self._recovered(w, run, "the takeover")
+        time.sleep(self.settle_s)
+        run.until = time.time()
+        if first:
+            self._log_lines("DRL-5", s, run, [new, s.controllers[0]])
+        self._reachable(old.name)
+        marks = t.run_snippet(SNIP + "DRL-5-marks.sh", old.name, read_only=True,
+                              check=True).stdout.split()
+        run.extra["host down for (s)"] = float(marks[1]) - float(marks[0])
         return run
 
     def _options(self, s: Side) -> str:
         return f"{s.options},{NO_PASSTHROUGH}" if self.hook or self.dry else s.options
 
-    def _lock_wait(self, s: Side, run: Run, first: bool) -> None:
-        """NFS: Kafka on the standby stops at once while the dead client's lock is held; wait
-        for the lock (DRL-5-lock-wait.sh) and start again. How long it was held, from the
-        failure, is the run's ``lock held`` figure."""
-        t, sb = self.t, s.standby
+    def _lock_wait(self, s: Side, run: Run, first: bool, config: str) -> None:
+        """NFS: Kafka on the new broker 1 stops at once while the dead client's lock is held;
+        wait for the lock (DRL-5-lock-wait.sh) and start again. How long it was held, from
+        the failure, is the run's ``lock held`` figure."""
+        t, sb = self.t, s.b1
         # Either it serves (the lock was free) or it exits: Kafka gives up on a held lock.
         until(lambda: not t.kafka_pids(sb.name) or port_open(
-            s.b1.kafka_address, int(s.b1.get("kafka_port", 9092)), 0.5), 120, 0.5,
+            sb.kafka_address, int(sb.get("kafka_port", 9092)), 0.5), 120, 0.5,
               f"Kafka on {sb.name} to start or stop")
         if t.kafka_pids(sb.name):
             run.extra["lock held after the failure (s)"] = None
@@ -744,7 +763,7 @@ class FailureDrills:
         lease = t.run_snippet(SNIP + "DRL-5-lease.ontap", self.ontap, read_only=True,
                               svm=self.svm)
         waited = t.run_snippet(SNIP + "DRL-5-lock-wait.sh", sb.name, check=True, timeout=300,
-                               LOCK=f"{s.log_dir()}/.lock", CONFIG=TAKEOVER_CONFIG)
+                               LOCK=f"{s.log_dir()}/.lock", CONFIG=config)
         free = float(waited.stdout.split("lock free at ")[1].split()[0])
         run.extra["lock held after the failure (s)"] = free - run.fault
         got = [x.get("v4-lease-seconds") for x in pf.fields_table(lease.stdout)]
@@ -755,30 +774,33 @@ class FailureDrills:
             self.rec.show("DRL-5", "NFS: the standby waits for the lock, then starts Kafka",
                           waited)
 
-    def _give_back(self, s: Side, address: str, first: bool) -> None:
-        """After a takeover: the repaired host takes broker 1's address and data back (not
-        measured), so the next run (and the next drill) finds the lab as before."""
-        t, b1, sb = self.t, s.b1, s.standby
-        a = t.run_snippet(SNIP + "DRL-5-restore-standby.sh", sb.name, check=True, timeout=300,
-                          needs=self.setup, MOUNTPOINT=s.mountpoint or "", LOG_DIR=s.log_dir(sb))
-        if not a.planned:
-            self._reachable(b1.name)
-        moved = t.move_address(b1.kafka_address, sb.name, b1.name) if not a.planned else a
-        b = t.run_snippet(SNIP + "DRL-5-restore-host.sh", b1.name, check=True, timeout=300,
-                          needs=a, VOLUME=s.export or "", MOUNTPOINT=s.mountpoint or "/mnt/data",
+    def _give_back(self, s: Side, home: Host, spare: Host) -> None:
+        """After the last run (not measured): broker 1's own host takes broker 1 back if the
+        standby has it (a clean handover), and the standby gives back what it took over, so
+        the next drill finds the lab as this one did."""
+        t, cur = self.t, s.b1
+        address = home.kafka_address
+        other = spare if cur is home else cur
+        a = t.run_snippet(SNIP + "DRL-5-restore-standby.sh", other.name, check=True,
+                          timeout=300, needs=self.setup, MOUNTPOINT=s.mountpoint or "",
+                          LOG_DIR=s.log_dir(other))
+        self.rec.show("DRL-5", f"{s.name.upper()}, afterwards: the standby stops and gives "
+                      "back what it took", a, show=False)
+        if cur is home or a.planned:
+            return
+        self._reachable(home.name)
+        t.move_address(address, cur.name, home.name)
+        b = t.run_snippet(SNIP + "DRL-5-restore-host.sh", home.name, check=True, timeout=300,
+                          VOLUME=s.export or "", MOUNTPOINT=s.mountpoint or "/mnt/data",
                           OPTIONS=self._options(s))
-        if first:
-            self.rec.show("DRL-5", f"{s.name.upper()}, afterwards: the standby stops and gives "
-                          "back what it took", a, show=False)
-            self.rec.show("DRL-5", f"{s.name.upper()}, afterwards: the repaired host is broker "
-                          "1 again", b, show=False)
-        if not b.planned:
-            t.wait_serving([b1.name], 240)
-            w = recovery.IsrWatch(s.bootstrap(), s.node_id, {TOPIC})
-            until(lambda: (x := w.poll()) is not None and x.broker_registered
-                  and x.under_replicated == 0, self.timeout, 0.5,
-                  f"{s.name}: every ISR full after {b1.name} came back")
-        del moved
+        self.rec.show("DRL-5", f"{s.name.upper()}, afterwards: broker 1's own host is broker 1 "
+                      "again", b, show=False)
+        s.brokers[0], s.standby = home, spare
+        t.wait_serving([home.name], 240)
+        w = m.Watch(s.bootstrap(), s.node_id, {TOPIC})
+        until(lambda: (x := w.poll()) is not None and x.broker_registered
+              and x.under_replicated == 0, self.timeout, 0.5,
+              f"{s.name}: every ISR full after {home.name} came back")
 
     # --- reporting ----------------------------------------------------------------------------------
     def _not_run(self, proc: str, why: str) -> None:
