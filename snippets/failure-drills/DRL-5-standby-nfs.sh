@@ -4,7 +4,7 @@
 set -e
 : "${VOLUME:=198.18.10.11:/kafka_nfs_b1}" "${MOUNTPOINT:=/mnt/data}" "${OPTIONS:=vers=4.1}"
 : "${CONFIG:=config/drill-takeover.properties}"
-mkdir -p "$MOUNTPOINT"
 if grep -q " $MOUNTPOINT " /proc/mounts; then umount -l "$MOUNTPOINT"; fi
+mkdir -p "$MOUNTPOINT"
 mount -t nfs -o "$OPTIONS" "$VOLUME" "$MOUNTPOINT"
 bin/kafka-server-start.sh -daemon "$CONFIG"
