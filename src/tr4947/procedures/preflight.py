@@ -11,7 +11,9 @@ guide. Nothing here changes anything: every step is declared read-only, so it ru
 Facts come from two read-only snippets: PRE-1-broker-facts.sh on each broker (kernel, OS
 release, Kafka version, log.dirs, the NFS session slots, ``mount``) and
 PRE-1-ontap-volumes.ontap on the cluster (ONTAP version, each volume's junction path and
-preserve-unlink setting).
+preserve-unlink setting). A third, PRE-1-volume-space.ontap, reads how full a volume is and
+whether autosize would grow it: the space check (see :func:`space_audit`), which the failure
+drills run around a volume that fills up.
 """
 from __future__ import annotations
 
