@@ -71,7 +71,7 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
             ("DRL-5", "kill -KILL"),
             ("DRL-5", "ip addr add \"$ADDRESS\""),
             ("DRL-5", "kafka-storage.sh format"),
-            ("DRL-5", "mount -t nfs -o \"$OPTIONS\" \"$VOLUME\" \"$MOUNTPOINT\"")]:
+            ("DRL-5", "mount -t nfs -o \"vers=4.1${OPTIONS:+,$OPTIONS}\" \"$VOLUME\"")]:
         assert any(p == proc and what in c for p, c in planned), f"{proc} did not plan {what}:\n{text}"
     # both clusters: the partition and the host loss are planned on each broker 1
     for host in ("das-broker-1", "nfs-broker-1"):

@@ -248,7 +248,7 @@ class FailureDrills:
                      needs=self.setup)
         self.hook = not hook.planned and bool(hook.stdout.strip())
         if self.dry or self.hook:
-            self._remount(nfs, f"{nfs.options},{NO_PASSTHROUGH}",
+            self._remount(nfs, self._options(nfs),
                           "Lab: NFS brokers' volumes mounted without passthrough")
         if not self.dry:
             self.found = self.state()
@@ -273,7 +273,7 @@ class FailureDrills:
         again (DRL-0), and the lab compared with what DRL-0 recorded."""
         nfs = self.sides.get("nfs")
         if nfs is not None and (self.dry or self.hook):
-            self._remount(nfs, nfs.options, "After the drills: the volumes as they were")
+            self._remount(nfs, _extra(nfs.options), "After the drills: the volumes as they were")
 
     def state(self, sides: list[Side] | None = None) -> dict:
         """What a drill must leave as it found it, read-only, for ``sides`` (default: both
@@ -758,7 +758,10 @@ class FailureDrills:
         return run
 
     def _options(self, s: Side) -> str:
-        return f"{s.options},{NO_PASSTHROUGH}" if self.hook or self.dry else s.options
+        """Mount options besides the NFS version, which the snippets pin to 4.1 themselves:
+        the inventory's others, and on the lab the drills' x-lab-nopassthrough."""
+        extra = _extra(s.options)
+        return ",".join(o for o in (extra, NO_PASSTHROUGH if self.hook or self.dry else "") if o)
 
     def _lock_wait(self, s: Side, run: Run, first: bool, config: str) -> None:
         """NFS: Kafka on the new broker 1 stops at once while the dead client's lock is held;
@@ -905,6 +908,12 @@ class FailureDrills:
                   f"{'yes' if o.unchanged else 'no'}")
         if not self.outcomes:
             print("planned only" if self.dry else "no drill ran")
+
+
+def _extra(options: str) -> str:
+    """NFS mount options without the version (vers=, nfsvers=, minorversion=)."""
+    return ",".join(o for o in options.split(",") if o and o.split("=")[0] not in
+                    ("vers", "nfsvers", "minorversion"))
 
 
 class _Deferred:
