@@ -50,6 +50,8 @@ CLUSTERS = ("das", "nfs")
 PRODUCER_CONFIG = "failure-drills/DRL-0-producer.properties"
 TAKEOVER_CONFIG = "config/drill-takeover.properties"
 NO_PASSTHROUGH = "x-lab-nopassthrough"
+#: How far ahead a cut is scheduled on the host it cuts off (its SSH answer must be home first).
+LEAD_CUT_S = 3.0
 #: The guide's claims each drill checks (docs/data/claims.yaml).
 CLAIMS = {"DRL-1": "guide.drill-nfs-pause", "DRL-2": "guide.drill-lif-migration",
           "DRL-3": "guide.drill-volume-full", "DRL-4": "guide.drill-partition",
@@ -140,6 +142,7 @@ class Run:
     heal: float | None = None
     end: float = 0.0                    # the run's window ends here (the next run's start)
     until: float | None = None          # ... or here, when the drill repairs things afterwards
+    steady: float = 0.0                 # from here to the fault, the producer's rate is measured
     extra: dict = field(default_factory=dict)
     detect_s: float | None = None
     resume_s: float | None = None
@@ -171,7 +174,7 @@ class Outcome:
 class FailureDrills:
     """DRL-0..DRL-5 on the target's ``das`` and ``nfs`` clusters (see the module doc)."""
 
-    def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 3,
+    def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
                  settle_s: float = 3, recover_timeout_s: float = 180):
         self.run, self.t, self._rec = run, run.target, run.rec
         self._local = threading.local()
@@ -340,14 +343,18 @@ class FailureDrills:
                 # to catch up with a slow start): the rate before the first fault is measured
                 # after them.
                 time.sleep(2 * self.lead_s)
+                steady = [time.time() - self.lead_s]
                 for n in range(self.repeats):
                     if runs:
-                        time.sleep(self.settle_s + self.lead_s)
+                        time.sleep(self.settle_s)
+                        steady.append(time.time())
+                        time.sleep(self.lead_s)
                     if self._barrier is not None:
                         # Both clusters' faults at the same moment: neither measures its rate
                         # or its recovery while the other is recovering.
                         self._barrier.wait(timeout=900)
                     r = inject(s, n, w)
+                    r.steady = steady[-1]
                     runs.append(r)
                     print(f"  {proc} {s.name} run {n + 1}: fault at {_clock(r.fault)}, healed "
                           f"{_secs(r.heal - r.fault if r.heal else None)} later"
@@ -392,7 +399,9 @@ class FailureDrills:
             r.shrank = m.isr_shrank([x for x in samples if x.t <= r.end], r.fault)
             full = m.isr_full_at(samples, r.fault)
             r.isr_s = None if full is None else full - r.fault
-            r.rate = m.rate(produced.acks, r.fault - self.lead_s, r.fault)
+            # The rate held before the fault: from the end of the settling after the previous
+            # run (or the warm-up) to the fault, at most the last 10 s.
+            r.rate = m.rate(produced.acks, max(r.steady, r.fault - 10), r.fault)
             start = runs[i - 1].end if i else 0
             r.lost = sum(1 for a in produced.acks if start < a.t <= r.end and a.value in lost)
 
@@ -415,9 +424,17 @@ class FailureDrills:
             w.wait(lambda smp: m.isr_full_at(smp, r.fault), self.timeout,
                    f"every ISR of {r.cluster} full again after {what}")
 
-    def _reachable(self, host: str, timeout: float = 120) -> None:
-        until(lambda: self.t.run("true", host, read_only=True, timeout=10).exit_code == 0,
-              timeout, 1, f"{host} to answer over SSH again")
+    def _reachable(self, host: str, timeout: float = 180) -> None:
+        """Until ``host`` answers over SSH again (after its link came back)."""
+        last: list = []
+
+        def answers() -> bool:
+            r = self.t.run("true", host, read_only=True, timeout=10)
+            last[:] = [r]
+            return r.exit_code == 0
+        until(answers, timeout, 1, f"{host} to answer over SSH again",
+              seen=lambda: (f"exit {last[0].exit_code}, timed out {last[0].timed_out}: "
+                            f"{last[0].output[-300:]}") if last else "nothing")
 
     def _log_lines(self, proc: str, s: Side, r: Run, hosts: list[Host]) -> None:
         """The log lines an operator would see, from the first run of a drill."""
@@ -624,7 +641,8 @@ class FailureDrills:
     def partition(self, seconds: float) -> None:
         """DRL-4: broker 1's host loses its link for ``seconds`` (on each cluster)."""
         def inject(s: Side, n: int, w) -> Run | None:
-            at = time.time() + 1.5
+            # A few seconds ahead: the command's answer must be home before the link goes.
+            at = time.time() + LEAD_CUT_S
             r = self.t.run_snippet(SNIP + "DRL-4-partition.sh", s.b1.name, check=True,
                                    needs=self.setup,
                                    DEV=s.b1.get("kafka_interface", "eth0"),
@@ -711,7 +729,7 @@ class FailureDrills:
         if not s.nfs:
             t.run(f"rm -rf {q(s.log_dir(new))} && mkdir -p {q(s.log_dir(new))}", new.name,
                   check=True, needs=self.setup)
-        at = time.time() + 1.5
+        at = time.time() + LEAD_CUT_S
         r = t.run_snippet(SNIP + "DRL-5-host-loss.sh", old.name, check=True, needs=self.setup,
                           DEV=old.get("kafka_interface", "eth0"), ADDRESS=address,
                           AT=f"{at:.3f}", DOWN_SECONDS=down_s)
@@ -857,8 +875,8 @@ class FailureDrills:
                             "verifiable consumer did not read back. Refused: sends the "
                             "producer gave up on (not acknowledged, so not owed).",
                        key=["Cluster", "Lost", "Producers resumed after (s)"])
-        self.rec.load(proc, f"{what}: the producer's rate in the {self.lead_s:g} s before each "
-                            "fault", loads)
+        self.rec.load(proc, f"{what}: the producer's rate before each fault (from the end of "
+                            "the settling after the previous run, at most 10 s)", loads)
         for o in done:
             if o.producer.errors:
                 kinds: dict[str, int] = {}
