@@ -45,6 +45,10 @@ TOOLS_4 = {
     "kafka-get-offsets": "org.apache.kafka.tools.GetOffsetShell",
     "kafka-broker-api-versions": "org.apache.kafka.tools.BrokerApiVersionsCommand",
     "kafka-storage": "kafka.tools.StorageTool",
+    # Kafka's system tests (kafkatest) count every acknowledged record with these two; the
+    # release ships them in kafka-tools without a bin/ script of their own.
+    "kafka-verifiable-producer": "org.apache.kafka.tools.VerifiableProducer",
+    "kafka-verifiable-consumer": "org.apache.kafka.tools.VerifiableConsumer",
 }
 TOOLS_3_2 = {
     "kafka-topics": "kafka.admin.TopicCommand",
@@ -59,6 +63,8 @@ TOOLS_3_2 = {
     "kafka-broker-api-versions": "kafka.admin.BrokerApiVersionsCommand",
     "kafka-storage": "kafka.tools.StorageTool",
     "zookeeper-shell": "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
+    "kafka-verifiable-producer": "org.apache.kafka.tools.VerifiableProducer",
+    "kafka-verifiable-consumer": "org.apache.kafka.tools.VerifiableConsumer",
 }
 SERVER_MAIN = "kafka.Kafka"
 ZOOKEEPER_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain"

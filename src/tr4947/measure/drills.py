@@ -1,0 +1,234 @@
+"""What a failure drill measures, from what Kafka's verifiable clients and the cluster print.
+
+The load of a drill is Kafka's verifiable producer (org.apache.kafka.tools.VerifiableProducer,
+as kafkatest runs it): it writes increasing integers and prints one JSON line per record the
+cluster acknowledged (``producer_send_success``: the time of the acknowledgement, partition,
+offset, value) or refused (``producer_send_error``). Afterwards Kafka's verifiable consumer
+reads the topic back (``record_data`` lines, one per record read). From the two:
+
+* **lost**: acknowledged values that were not read back (kafkatest's and Jepsen's measure:
+  what was lost, not what was sent);
+* **duplicates**: values read back more than once;
+* per fault (a *run*), from the acknowledgement times: how long the producer's partitions
+  stalled and when the last one **resumed**, and the rate the producer held just before the
+  fault (the load record's achieved rate);
+* from samples of the cluster's metadata (tr4947.measure.recovery.IsrSample): when the
+  cluster **detected** the fault (the broker left an in-sync replica set or its registration
+  was fenced) and when every partition's **ISR was full** again.
+
+Times are epoch seconds (the lab's hosts and the control node share one clock; on a real
+site, hosts kept in step by NTP).
+"""
+from __future__ import annotations
+
+import json
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .recovery import IsrSample, IsrWatch
+
+#: A partition whose acknowledgements stop for longer than this has stalled (the producer
+#: at the drills' rate acknowledges every partition several times a second).
+STALL_S = 1.0
+
+
+@dataclass(frozen=True)
+class Ack:
+    t: float                # epoch seconds of the acknowledgement
+    partition: int
+    value: str
+
+
+@dataclass
+class ProducerLog:
+    acks: list[Ack] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+    started: float | None = None            # startup_complete
+    summary: dict = field(default_factory=dict)   # tool_data: sent, acked, avg_throughput...
+
+    @property
+    def values(self) -> set[str]:
+        return {a.value for a in self.acks}
+
+
+def parse_producer(text: str) -> ProducerLog:
+    """The verifiable producer's stdout (one JSON object per line; anything else skipped)."""
+    out = ProducerLog()
+    for line in text.splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        name = ev.get("name")
+        if name == "producer_send_success":
+            out.acks.append(Ack(ev["timestamp"] / 1000.0, int(ev["partition"]), str(ev["value"])))
+        elif name == "producer_send_error":
+            out.errors.append(ev)
+        elif name == "startup_complete":
+            out.started = ev["timestamp"] / 1000.0
+        elif name == "tool_data":
+            out.summary = ev
+    out.acks.sort(key=lambda a: a.t)
+    return out
+
+
+def parse_consumed(text: str) -> Counter:
+    """Values read back: the verifiable consumer's ``record_data`` JSON lines, or bare
+    values one per line (what the chapter's consume step keeps of them)."""
+    seen: Counter = Counter()
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("{"):
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if ev.get("name") == "record_data":
+                seen[str(ev["value"])] += 1
+        else:
+            seen[line] += 1
+    return seen
+
+
+@dataclass
+class Check:
+    acked: int
+    read: int                               # distinct values read back
+    lost: list[str]                         # acknowledged, not read back
+    duplicates: int                         # extra copies read
+    unacked_read: int                       # read back without an acknowledgement
+
+
+def check(produced: ProducerLog, consumed: Counter, prefix: str | None = None) -> Check:
+    """Every acknowledged value against what was read back. ``prefix``: only values of one
+    drill (``<prefix>.<n>``) count among those read."""
+    read = {v: n for v, n in consumed.items() if prefix is None or v.startswith(f"{prefix}.")}
+    acked = produced.values
+    lost = sorted(acked - set(read), key=_number)
+    return Check(len(acked), len(read), lost, sum(n - 1 for n in read.values() if n > 1),
+                 len(set(read) - acked))
+
+
+def _number(v: str) -> float:
+    try:
+        return float(v.rsplit(".", 1)[-1])
+    except ValueError:
+        return float("inf")
+
+
+def by_partition(acks: Iterable[Ack]) -> dict[int, list[float]]:
+    out: dict[int, list[float]] = {}
+    for a in acks:
+        out.setdefault(a.partition, []).append(a.t)
+    for ts in out.values():
+        ts.sort()
+    return out
+
+
+@dataclass
+class Stall:
+    resumed_s: float | None                 # from the fault to the last partition's resumption
+    longest_s: float                        # the longest gap of one partition
+    stalled: int                            # partitions that stalled
+    of: int                                 # partitions acknowledged around the fault
+
+
+def stall(acks: list[Ack], fault: float, end: float, threshold: float = STALL_S) -> Stall:
+    """How the producer's partitions stalled after ``fault`` (up to ``end``). A partition
+    stalled when more than ``threshold`` seconds passed between two of its acknowledgements
+    (the first counted from its last one before the fault); ``longest_s`` is the longest such
+    silence, ``resumed_s`` the time from the fault to the acknowledgement that ended the last
+    stall of any partition (0 when nothing stalled; None when a partition was still silent at
+    ``end``)."""
+    parts = by_partition(a for a in acks if a.t <= end)
+    resumed: float | None = 0.0
+    longest, stalled = 0.0, 0
+    for ts in parts.values():
+        i = bisect_right(ts, fault)                 # the first acknowledgement after the fault
+        prev = ts[i - 1] if i > 0 else fault
+        after = ts[i:]
+        if after:
+            gaps = [(after[0] - prev, after[0])] + [(b - a, b) for a, b in zip(after, after[1:])]
+        else:                                       # silent from its last one to the end
+            gaps = [(end - prev, None)]
+        longest = max([longest] + [g for g, _ in gaps])
+        big = [at for g, at in gaps if g > threshold]
+        if big:
+            stalled += 1
+            resumed = None if big[-1] is None or resumed is None else max(resumed, big[-1] - fault)
+    return Stall(resumed, longest, stalled, len(parts))
+
+
+def rate(acks: list[Ack], start: float, end: float) -> float:
+    """Acknowledgements per second in [start, end)."""
+    if end <= start:
+        return 0.0
+    ts = [a.t for a in acks]
+    return (bisect_left(ts, end) - bisect_left(ts, start)) / (end - start)
+
+
+def in_window(acks: list[Ack], start: float, end: float) -> list[Ack]:
+    ts = [a.t for a in acks]
+    return acks[bisect_left(ts, start):bisect_right(ts, end)]
+
+
+def detected_at(samples: list[IsrSample], fault: float) -> float | None:
+    """First sample at or after ``fault`` in which the watched broker had left an in-sync
+    replica set or was no longer registered (fenced)."""
+    for s in samples:
+        if s.t >= fault and s.partitions and (s.without_broker > 0 or not s.broker_registered):
+            return s.t
+    return None
+
+
+def isr_full_at(samples: list[IsrSample], fault: float) -> float | None:
+    """After a detected fault: the first sample with the broker registered and no partition
+    under-replicated. None when the ISR never shrank (nothing to recover) or never recovered
+    (see :func:`isr_shrank`)."""
+    seen = detected_at(samples, fault)
+    if seen is None:
+        return None
+    for s in samples:
+        if s.t > seen and s.partitions and s.broker_registered and s.under_replicated == 0:
+            return s.t
+    return None
+
+
+def isr_shrank(samples: list[IsrSample], fault: float) -> bool:
+    return any(s.t >= fault and s.under_replicated > 0 for s in samples)
+
+
+class Watch(IsrWatch):
+    """tr4947.measure.recovery's ISR watch, made for faults that leave a broker's connections
+    hanging (a cut link sends no reset): each metadata request gives up after ``timeout``
+    seconds, so that a request sent to the unreachable broker costs one missed sample, not
+    the samples of the whole outage (librdkafka drops the connection and asks another
+    broker next time)."""
+
+    def __init__(self, bootstrap: str, broker_id: int, topics: Iterable[str] | None = None,
+                 interval: float = 0.25, timeout: float = 1.5):
+        super().__init__(bootstrap, broker_id, topics, interval)
+        from ..transports import kafka_admin
+        ms = str(int(timeout * 1000))
+        self.admin = kafka_admin.client(bootstrap, **{
+            "socket.timeout.ms": ms, "socket.connection.setup.timeout.ms": ms,
+            "reconnect.backoff.max.ms": "1000"})
+        self.timeout = timeout
+
+    def poll(self) -> IsrSample | None:
+        import time as _time
+        from .recovery import summarize
+        try:
+            md = self.admin.list_topics(timeout=self.timeout)
+        except Exception:                      # no broker answered in time: a missed sample
+            self.errors += 1
+            return None
+        s = summarize(_time.time(), md, self.broker_id, self.topics)
+        self.samples.append(s)
+        return s

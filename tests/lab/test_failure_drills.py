@@ -1,0 +1,102 @@
+"""The failure drills on a lab of their own: each drill leaves the lab as it found it.
+
+After DRL-0 and after each of the drills that change the most (DRL-2 moves a LIF, DRL-3
+shrinks and grows a volume and restarts a broker, DRL-5 kills a host, moves its address to the
+standby and back), the lab is read through its back door (the hosts' namespaces and the ONTAP
+stand-in's state file, so nothing of the procedure's own reading is trusted): every host has
+the addresses, NFS mounts (with their client layer's mode) and Kafka process it had, the
+volumes their sizes, the LIFs their nodes, and every broker serves. Each drill also lost no
+acknowledged record. The comparison itself must be able to fail: a LIF left on the partner
+node is seen."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tr4947.lab.ontap import session, state
+from tr4947.procedures import record
+from tr4947.procedures.context import ChapterRun
+from tr4947.procedures.failure_drills import FailureDrills
+
+from .conftest import own_lab
+
+pytestmark = pytest.mark.lab
+
+HOSTS = ["das-broker-1", "das-broker-2", "das-broker-3", "das-standby",
+         "nfs-broker-1", "nfs-broker-2", "nfs-broker-3", "nfs-standby"]
+PROBE = ("ip -4 -brief addr show dev eth0 | awk '{$2=\"\"; print}'; "
+         "cat /run/tr4947/nfs-mounts.json 2>/dev/null || echo '[]'; "
+         "pgrep -f 'kafka\\.Kafka' > /dev/null && echo kafka || echo no-kafka")
+
+
+def looked_at(tl) -> dict:
+    """The lab as its back door shows it (no SSH, no clustershell)."""
+    hosts = {}
+    for h in HOSTS:
+        out = tl.exec(h, PROBE).stdout.splitlines()
+        addrs, mounts, kafka = out[0], json.loads("\n".join(out[1:-1]) or "[]"), out[-1]
+        hosts[h] = (addrs.split(), sorted((m["mountpoint"], m["source"], m["options"],
+                                           m["layer"]) for m in mounts), kafka)
+    c = state.load(tl.root)
+    return {"hosts": hosts,
+            "volumes": {k: v.size for k, v in c.volumes.items() if k.endswith("kafka_nfs_b1")},
+            "lifs": {l.name: (l.curr_node or l.node, l.curr_port or l.port)
+                     for l in c.lifs.values() if l.role == "data"}}
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    with own_lab(tmp_path_factory.mktemp("drills"), ["das", "nfs"], kafka_state="started") as tl:
+        yield tl
+
+
+@pytest.fixture(scope="module")
+def drills(lab, tmp_path_factory):
+    t = lab.target()
+    rec = record.start("failure-drills", "failure-drills", "lab",
+                       tmp_path_factory.mktemp("records"), "lab", "test")
+    d = FailureDrills(ChapterRun(t, rec, "failure-drills", by_runner=True), repeats=1,
+                      rate=200, lead_s=3, settle_s=2)
+    d.prepare()
+    assert d.hook, "the lab's NFS brokers have the drill hook"
+    return d
+
+
+def test_the_drills_leave_the_lab_as_they_found_it(lab, drills):
+    found = looked_at(lab)
+    # DRL-0 mounted the NFS brokers' volumes without passthrough
+    assert all("no passthrough" in m[3] for h in HOSTS[4:7] for m in found["hosts"][h][1])
+    drills.lif_migration(2)
+    assert looked_at(lab) == found, "after DRL-2"
+    drills.volume_full(2000, 90)
+    assert looked_at(lab) == found, "after DRL-3"
+    drills.host_loss(5)
+    assert looked_at(lab) == found, "after DRL-5"
+    for o in drills.outcomes:
+        assert o.check.lost == [], (o.drill, o.cluster, o.check.lost[:5])
+        assert o.unchanged, (o.drill, o.cluster)
+        assert len(o.runs) == 1
+    assert {(o.drill, o.cluster) for o in drills.outcomes} == {
+        ("DRL-2", "nfs"), ("DRL-3", "nfs"), ("DRL-5", "das"), ("DRL-5", "nfs")}
+    # DRL-5 on NFS waited for the dead client's lock, about the SVM's 30 s lease
+    nfs5 = next(o for o in drills.outcomes if o.drill == "DRL-5" and o.cluster == "nfs")
+    held = nfs5.runs[0].extra["lock held after the failure (s)"]
+    assert 20 <= held <= 40, held
+    drills.restore()
+    assert all("passthrough)" in m[3] and "no passthrough" not in m[3]
+               for h in HOSTS[4:7] for m in looked_at(lab)["hosts"][h][1])
+
+
+def test_a_lif_left_away_is_seen(lab, drills):
+    before = looked_at(lab)
+    found = drills.state()
+    s = session.Session(lab.root, "admin")
+    s.run_sync("network interface migrate -vserver svm_kafka -lif lif_kafka_1 "
+               "-destination-node cluster1-02")
+    try:
+        assert looked_at(lab)["lifs"] != before["lifs"]
+        assert drills.state()["lifs"] != found["lifs"]
+    finally:
+        s.run_sync("network interface revert -vserver svm_kafka -lif lif_kafka_1")
+    assert drills.state()["lifs"] == found["lifs"]

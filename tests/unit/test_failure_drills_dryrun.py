@@ -1,0 +1,96 @@
+"""The failure drills on lab-remote (the lab described as a remote site, a real target) without
+confirm: every step that would break or repair something is planned and printed, in the order
+the drills would take it, and nothing reaches a host, ONTAP or Kafka: no shell, clustershell or
+file placement, no network connection at all (a dry run reads nothing that a planned step
+would make, so it needs no read either)."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from tr4947 import inventory
+from tr4947.procedures import record
+from tr4947.procedures.context import ChapterRun
+from tr4947.procedures.failure_drills import FailureDrills
+
+from ..support.targets import NoTransport
+
+
+class Contacted(AssertionError):
+    pass
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    def refuse(*a, **kw):
+        raise Contacted(f"network use during a dry run: {a[1:2] or a}")
+    for name in ("connect", "connect_ex"):
+        monkeypatch.setattr(socket.socket, name, refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    # librdkafka (the ISR watch) opens its sockets in C: fail on its first use instead.
+    import confluent_kafka.admin
+    monkeypatch.setattr(confluent_kafka.admin, "AdminClient", refuse)
+
+
+@pytest.fixture
+def dry(tmp_path, no_network):
+    t = NoTransport(inventory.load("lab-remote"), confirm=False, echo=False)
+    rec = record.start("failure-drills", "failure-drills", "lab-remote", tmp_path, "real", "test")
+    rec.echo = False
+    return FailureDrills(ChapterRun(t, rec, "failure-drills", by_runner=True))
+
+
+def plans(d: FailureDrills) -> list[tuple[str, str]]:
+    """(procedure, planned command) of every console record, in order."""
+    return [(r.id, r.data["output"]) for r in d.rec.records
+            if r.kind == "console" and r.data["output"].startswith("DRY RUN")]
+
+
+def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
+    dry.prepare()
+    assert dry.dry and dry.found is None
+    dry.pause(10)
+    dry.lif_migration(5)
+    dry.volume_full(2000, 90)
+    dry.partition(15)
+    dry.host_loss(10)
+    dry.restore()
+    dry.summary()
+    planned = plans(dry)
+    text = "\n".join(f"{p}: {c}" for p, c in planned)
+    for proc, what in [
+            ("DRL-0", "kafka-topics.sh --bootstrap-server \"$BOOTSTRAP\" --create"),
+            ("DRL-0", "x-lab-nopassthrough"),
+            ("DRL-1", "tr4947-nfsctl pause"),
+            ("DRL-2", "network interface migrate -vserver svm_kafka -lif lif_kafka_1"),
+            ("DRL-2", "network interface revert -vserver svm_kafka -lif lif_kafka_1"),
+            ("DRL-3", "volume size -vserver svm_kafka -volume kafka_nfs_b1 -new-size"),
+            ("DRL-3", "kafka-server-start.sh"),
+            ("DRL-4", "ip link set \"$DEV\" down"),
+            ("DRL-5", "kill -KILL"),
+            ("DRL-5", "ip addr add \"$ADDRESS\""),
+            ("DRL-5", "kafka-storage.sh format"),
+            ("DRL-5", "mount -t nfs -o \"vers=4.1${OPTIONS:+,$OPTIONS}\" \"$VOLUME\"")]:
+        assert any(p == proc and what in c for p, c in planned), f"{proc} did not plan {what}:\n{text}"
+    # both clusters: the partition and the host loss are planned on each broker 1
+    for host in ("das-broker-1", "nfs-broker-1"):
+        assert any(p == "DRL-4" and f"on {host} " in c for p, c in planned), host
+        assert any(p == "DRL-5" and f"on {host} " in c for p, c in planned), host
+    # nothing was measured, so nothing is claimed
+    assert not [r for r in dry.rec.records if r.kind in ("verdict", "load")]
+    assert dry.outcomes == []
+
+
+def test_the_chapters_steps_all_plan_on_a_real_target(dry):
+    """No step of the chapter is declared read-only that changes something: a dry run plans
+    at least one step per drill, and the only records are plans and texts."""
+    dry.prepare()
+    for step in (lambda: dry.pause(1), lambda: dry.lif_migration(1),
+                 lambda: dry.volume_full(100, 90), lambda: dry.partition(1),
+                 lambda: dry.host_loss(1)):
+        before = len(plans(dry))
+        step()
+        assert len(plans(dry)) > before
+    kinds = {r.kind for r in dry.rec.records}
+    assert kinds <= {"console", "text"}, kinds

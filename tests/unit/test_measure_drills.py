@@ -1,0 +1,125 @@
+"""What the failure drills compute from Kafka's verifiable producer and consumer and from the
+cluster's metadata: lost and duplicated records, stalls and when producers resumed, the rate
+held, when a fault was detected and when every ISR was full again."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from tr4947.measure import drills as m
+from tr4947.measure.recovery import IsrSample
+
+T0 = 1_800_000_000.0
+
+
+def success(t: float, partition: int, value: str, key: str = "0") -> str:
+    """A line as VerifiableProducer prints it for an acknowledged record."""
+    return json.dumps({"timestamp": int(t * 1000), "name": "producer_send_success", "key": key,
+                       "value": value, "offset": 7, "topic": "drills", "partition": partition})
+
+
+def test_producer_output_is_read_line_by_line():
+    text = "\n".join([
+        "[2026-11-26 12:00:00,000] WARN something the tool logs (org.apache.kafka...)",
+        json.dumps({"timestamp": int(T0 * 1000), "name": "startup_complete"}),
+        success(T0 + 2, 1, "12.1"),
+        success(T0 + 1, 0, "12.0"),
+        json.dumps({"timestamp": int((T0 + 3) * 1000), "name": "producer_send_error",
+                    "exception": "TimeoutException", "message": "expired", "topic": "drills",
+                    "key": "2", "value": "12.2"}),
+        '{"truncated": ',
+        json.dumps({"timestamp": int((T0 + 4) * 1000), "name": "tool_data", "sent": 3,
+                    "acked": 2, "target_throughput": 300, "avg_throughput": 1.5})])
+    p = m.parse_producer(text)
+    assert [(a.t, a.partition, a.value) for a in p.acks] == [(T0 + 1, 0, "12.0"),
+                                                             (T0 + 2, 1, "12.1")]
+    assert p.started == T0 and len(p.errors) == 1 and p.summary["acked"] == 2
+    assert p.values == {"12.0", "12.1"}
+
+
+def test_consumed_values_from_json_or_one_per_line():
+    js = "\n".join(json.dumps({"name": "record_data", "value": v, "partition": 0, "offset": i})
+                   for i, v in enumerate(["1.0", "1.1", "1.1"]))
+    assert m.parse_consumed(js) == Counter({"1.0": 1, "1.1": 2})
+    assert m.parse_consumed("1.0\n1.1\n\n1.1\n") == Counter({"1.0": 1, "1.1": 2})
+
+
+def test_check_counts_lost_duplicates_and_unacknowledged_reads():
+    p = m.parse_producer("\n".join(success(T0 + i, 0, f"5.{i}") for i in range(10)))
+    read = Counter({f"5.{i}": 1 for i in range(10) if i not in (3, 7)})
+    read["5.4"] += 2                           # read three times: two duplicates
+    read["5.10"] = 1                           # written, never acknowledged: not owed
+    read["6.0"] = 1                            # another drill's value: not counted
+    c = m.check(p, read, prefix="5")
+    assert (c.acked, c.read, c.lost, c.duplicates, c.unacked_read) == (
+        10, 9, ["5.3", "5.7"], 2, 1)
+    assert m.check(p, Counter({f"5.{i}": 1 for i in range(10)}), "5").lost == []
+
+
+def acks(times: dict[int, list[float]]) -> list[m.Ack]:
+    return sorted((m.Ack(T0 + t, p, f"1.{i}") for p, ts in times.items()
+                   for i, t in enumerate(ts)), key=lambda a: a.t)
+
+
+def every(start: float, stop: float, step: float = 0.1) -> list[float]:
+    return [round(start + i * step, 3) for i in range(int(round((stop - start) / step)) + 1)]
+
+
+def test_no_stall_when_every_partition_keeps_acknowledging():
+    s = m.stall(acks({0: every(0, 20), 1: every(0.05, 20)}), T0 + 10, T0 + 20)
+    assert (s.resumed_s, s.stalled, s.of) == (0.0, 0, 2)
+    assert s.longest_s == pytest.approx(0.1, abs=1e-3)
+
+
+def test_a_stall_counts_from_the_last_acknowledgement_before_the_fault():
+    # partition 1 is silent from 9.9 to 16.0 (the fault at 10.0); partition 0 never stops
+    s = m.stall(acks({0: every(0, 20), 1: every(0, 9.9) + every(16, 20)}), T0 + 10, T0 + 20)
+    assert s.stalled == 1 and s.of == 2
+    assert s.longest_s == pytest.approx(6.1, abs=1e-3)
+    assert s.resumed_s == pytest.approx(6.0, abs=1e-3)
+
+
+def test_the_last_stall_decides_when_producers_resumed():
+    # two silences after the fault: 10.0-14.0 (the longest), then 15.0-17.5
+    p1 = every(0, 10) + every(14, 15) + every(17.5, 25)
+    s = m.stall(acks({1: p1}), T0 + 10, T0 + 25)
+    assert s.longest_s == pytest.approx(4.0, abs=1e-3)
+    assert s.resumed_s == pytest.approx(7.5, abs=1e-3)
+
+
+def test_a_partition_still_silent_at_the_end_never_resumed():
+    s = m.stall(acks({0: every(0, 30), 1: every(0, 10)}), T0 + 10, T0 + 30)
+    assert s.resumed_s is None and s.longest_s == pytest.approx(20.0, abs=1e-3)
+    # a silence shorter than the threshold is not a stall
+    s = m.stall(acks({1: every(0, 10) + every(10.8, 12)}), T0 + 10, T0 + 12)
+    assert s.stalled == 0 and s.resumed_s == 0.0
+
+
+def test_rate_in_a_window():
+    a = acks({0: every(0, 10, 0.01)})             # 100 a second
+    assert m.rate(a, T0 + 2, T0 + 6) == pytest.approx(100, rel=0.01)
+    assert m.rate(a, T0 + 20, T0 + 24) == 0.0
+    assert m.rate(a, T0 + 6, T0 + 2) == 0.0
+    assert len(m.in_window(a, T0 + 1, T0 + 2)) == 101
+
+
+def sample(t: float, under: int = 0, without: int = 0, registered: bool = True) -> IsrSample:
+    return IsrSample(T0 + t, 6, under, without, registered)
+
+
+def test_detected_and_isr_full_again():
+    samples = [sample(0), sample(5), sample(9.2, 6, 6, False), sample(12, 6, 6, False),
+               sample(16, 6, 6, True), sample(18.5), sample(20)]
+    assert m.detected_at(samples, T0 + 1) == T0 + 9.2
+    assert m.isr_shrank(samples, T0 + 1)
+    assert m.isr_full_at(samples, T0 + 1) == T0 + 18.5
+    # a fault the cluster never noticed: nothing detected, nothing to recover
+    quiet = [sample(t) for t in range(0, 20, 2)]
+    assert m.detected_at(quiet, T0 + 5) is None and m.isr_full_at(quiet, T0 + 5) is None
+    assert not m.isr_shrank(quiet, T0 + 5)
+    # still under-replicated at the last sample: not full again
+    assert m.isr_full_at(samples[:5], T0 + 1) is None
+    # a broker no longer registered counts as detected, even before an ISR changes
+    assert m.detected_at([sample(3, registered=False)], T0) == T0 + 3

@@ -1,0 +1,99 @@
+"""PRE-1's space check: a Kafka volume used past its autosize grow threshold, which autosize
+will not grow, fails with the command that fixes it; read from the ONTAP stand-in with the
+snippet the failure drills chapter shows, and from text in ONTAP's -fields layout."""
+from __future__ import annotations
+
+import pytest
+
+from tr4947.lab.ontap import bootstrap, session, state
+from tr4947.procedures import preflight as pf
+from tr4947.targets.base import ontap_lines, render_vars, snippet_path
+
+MiB = 1024 ** 2
+
+ONTAP_TEXT = """\
+vserver   volume       size  used    available percent-used autosize-mode max-autosize autosize-grow-threshold-percent
+--------- ------------ ----- ------- --------- ------------ ------------- ------------ -------------------------------
+svm_kafka kafka_nfs_b1 100GB 93.50GB 1.50GB    98%          off           120GB        92%
+svm_kafka kafka_nfs_b2 100GB 10GB    85GB      10%          grow          120GB        92%
+2 entries were displayed.
+"""
+
+
+def test_parse_reads_every_row_whatever_the_widths():
+    rows = pf.parse_volume_space(ONTAP_TEXT)
+    assert [(r.volume, r.percent_used, r.autosize, r.threshold) for r in rows] == [
+        ("kafka_nfs_b1", 98, "off", 92), ("kafka_nfs_b2", 10, "grow", 92)]
+    assert rows[0].size == 100 * 1024 ** 3 and rows[0].available == int(1.5 * 1024 ** 3)
+    assert pf.parse_volume_space("Error: command failed") == []
+
+
+def row(pct: int, autosize: str = "off", size: int = 100 * MiB, maximum: int = 120 * MiB,
+        threshold: int = 85) -> pf.SpaceRow:
+    return pf.SpaceRow("v1", size, size * pct // 100, size * (100 - pct) // 100, pct, autosize,
+                       maximum, threshold)
+
+
+@pytest.mark.parametrize("pct, autosize, maximum, verdict, fix", [
+    (50, "off", 120 * MiB, pf.PASS, ""),
+    (84, "off", 120 * MiB, pf.PASS, ""),
+    (85, "off", 120 * MiB, pf.FAIL, "volume autosize -vserver svm_kafka -volume v1 -mode grow "
+                                    "-maximum-size 200MB"),
+    (97, "grow", 120 * MiB, pf.PASS, ""),
+    (97, "grow_shrink", 120 * MiB, pf.PASS, ""),
+    # autosize on, but the volume has reached its maximum: only a person can grow it now
+    (97, "grow", 100 * MiB, pf.FAIL, "volume size -vserver svm_kafka -volume v1 -new-size +100MB"),
+])
+def test_verdict(pct, autosize, maximum, verdict, fix):
+    r = pf.space_verdict(row(pct, autosize, maximum=maximum), "svm_kafka")
+    assert (r.verdict, r.fix) == (verdict, fix)
+    if verdict == pf.FAIL:
+        assert "the broker stops when the volume is full" in r.note
+
+
+@pytest.fixture
+def root(tmp_path):
+    r = tmp_path / "state"
+    bootstrap.bootstrap(r, "cluster1", ["cluster1-01", "cluster1-02"],
+                        [{"name": "aggr1", "size": "2TB"}], ["svm_kafka"],
+                        [{"name": "lif1", "address": "198.18.10.11", "vserver": "svm_kafka",
+                          "node": "cluster1-01", "port": "e0d"}])
+    shell(r, "volume create -vserver svm_kafka -volume v1 -aggregate aggr1 -size 100MB "
+             "-junction-path /v1")
+    return r
+
+
+def shell(root, *lines: str) -> str:
+    r = session.Session(root).run_sync("; ".join(["set -privilege admin -confirmations off",
+                                                  *lines]))
+    assert not r.error, r.output
+    return r.output
+
+
+def check(root) -> pf.SpaceRow:
+    """The snippet the drills chapter shows, run by the stand-in, parsed and judged."""
+    text = render_vars(snippet_path("preflight/PRE-1-volume-space.ontap").read_text(),
+                       {"svm": "svm_kafka", "volume": "v1"}, ".ontap")
+    [r] = pf.parse_volume_space(shell(root, *ontap_lines(text)))
+    return pf.space_verdict(r, "svm_kafka")
+
+
+def fill(root, n: int) -> None:
+    vol = state.load(root).volumes["svm_kafka:v1"]
+    with open(state.backing_dir(vol, root) / "segment", "wb") as f:
+        f.write(b"k" * n)
+
+
+def test_stand_in_volume_checked_before_and_after_it_fills_and_after_the_fix(root):
+    fill(root, 10 * MiB)
+    before = check(root)
+    assert before.verdict == pf.PASS and before.autosize == "off"
+    assert "autosize off" in before.note
+    # 95 MB usable (5% snapshot reserve); 90 MB used is 94%, past the 85% threshold
+    fill(root, 90 * MiB)
+    full = check(root)
+    assert (full.verdict, full.percent_used, full.threshold) == (pf.FAIL, 94, 85)
+    shell(root, full.fix)                               # the fix the check names
+    fixed = check(root)
+    assert fixed.verdict == pf.PASS and fixed.autosize == "grow"
+    assert fixed.max_autosize == 200 * MiB
