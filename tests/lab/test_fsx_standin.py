@@ -45,8 +45,7 @@ def test_the_fsx_chapter_runs_against_the_stand_in(lab, tmp_path):
     password = t.secret("FSXADMIN_PASSWORD")               # the lab makes one
     rb = record.start("aws-fsx", "aws-fsx", t.name, tmp_path, t.kind)
     fs = fsx.create(t, rb, CLIENT, password)
-    recs = {(r["id"], r["title"]): r["data"] for r in
-            json.loads(rb.path.read_text())["records"]}
+    recs = {(r["id"], r["title"]): r["data"] for r in record.read(rb.path)["records"]}
     # The TR's command as printed is refused by the stand-in as by AWS.
     tr = recs[("FSX-1", "The TR's command as written")]
     assert tr["exit_code"] != 0 and "MULTI_AZ_HA_1" in tr["output"] \

@@ -41,11 +41,12 @@ def bring_up(t, c: str):
               "fv_c2": "FV-2-lab-generic-nfsv3-volume.ontap"}[c]
     t.run_snippet(SNIP + volume, "cluster1", check=True)
     mount = {"fv_c1": "FV-2-mount-cluster1.sh", "fv_c2": "FV-2-mount-cluster2.sh"}[c]
-    for h in t.kafka_hosts(c):
+    k = t.cluster(c)
+    for h in k.brokers:
         export = f"{h.get('nfs_lif')}:/{h.get('nfs_volume')}"
         r = t.run_snippet(SNIP + mount, h.name, env={"NFS_EXPORT": export}, check=True)
         assert r.stdout.startswith(f"{export} on /demo type "), r.output
-    t.start_kafka([h.name for h in t.kafka_hosts(c, role="controller") + t.kafka_hosts(c)])
+    k.start()
 
 
 def load_and_reassign(t, L: fv.Layout, c: str) -> dict:

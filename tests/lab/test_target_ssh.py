@@ -126,7 +126,7 @@ def test_kafka_started_killed_and_stopped_over_ssh(lab):
     for h in (CTL, B1, B2):
         pids = t.kafka_pids(h)
         assert len(pids) == 1 and pids[0] < 1000, (h, pids)
-    assert kafka_admin.registered_brokers(t.bootstrap("das", skip=[B3])) == {1, 2}
+    assert kafka_admin.registered_brokers(t.cluster("das").bootstrap(skip=[B3])) == {1, 2}
     assert any("kafka-server-start.sh -daemon" in c for c in lab.commands(B1))
 
     # A crash: SIGKILL. Its JVM is gone, its port closed, and waiting for it says why at once.
@@ -138,7 +138,7 @@ def test_kafka_started_killed_and_stopped_over_ssh(lab):
         t.wait_serving([B2], timeout=120)
     # Started again, it rejoins the cluster with its data.
     t.start_kafka([B2])
-    wait_for(lambda: kafka_admin.registered_brokers(t.bootstrap("das", skip=[B3])) == {1, 2},
+    wait_for(lambda: kafka_admin.registered_brokers(t.cluster("das").bootstrap(skip=[B3])) == {1, 2},
              120, "broker 2 to be back in the cluster's metadata")
 
     # A clean stop (Kafka's own stop script: SIGTERM), brokers before the controller.

@@ -806,9 +806,9 @@ def _vol_fields(ctx) -> dict[str, tuple]:
         # none was set (120% of the size; 85-98% by size, see autosize_defaults).
         "autosize-mode": ("Autosize Mode", lambda v: v.autosize_mode, "admin"),
         "max-autosize": ("Maximum Autosize",
-                         lambda v: units.format_size(autosize_defaults(v)[0]), "admin"),
+                         lambda v: units.format_size(space.autosize_defaults(v)[0]), "admin"),
         "autosize-grow-threshold-percent": ("Autosize Grow Threshold Percentage",
-                                            lambda v: f"{autosize_defaults(v)[1]}%", "admin"),
+                                            lambda v: f"{space.autosize_defaults(v)[1]}%", "admin"),
         "state": ("Volume State", lambda v: v.state, "admin"),
         "type": ("Volume Type", lambda v: v.type, "admin"),
         "volume-style-extended": ("Volume Style Extended", lambda v: v.style, "admin"),
