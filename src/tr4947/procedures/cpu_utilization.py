@@ -56,6 +56,12 @@ def place(t, client: str, cluster: str, rate: int) -> list:
             DRIVER_FILE: omb.with_bootstrap(driver, t.cluster(cluster).bootstrap())}
 
 
+def message_bytes() -> int:
+    """The workload's messageSize (the TR's 1 KiB), in bytes."""
+    text = (paths.SNIPPETS / SNIP / "CPU-2-workload.yaml").read_text()
+    return int(re.search(r"(?m)^messageSize: (\d+)", text).group(1))
+
+
 def start_samplers(t, cluster: str, interval: float = 1.0):
     from ..targets import ResultSet
     return ResultSet(t.run_snippet(SNIP + "CPU-2-sample-broker-cpu.sh", h.name, check=True,
@@ -137,7 +143,9 @@ def measure(t, client: str, cluster: str, rate: int, scale: dict | None,
     w = run.window()
     brokers = {h: cpu.usage_between(s, w.start, w.end) for h, s in samples.items()}
     fuse = {h: cpu.usage_between(s, w.start, w.end, "fuse") for h, s in samples.items()}
-    written_mb = w.publish_mbs * w.seconds
+    # Decimal MB from the message rate, not from OMB's "MB/s" (MiB/s, printed with one
+    # decimal: at a few dozen 1 KiB messages a second it reads 0.0, and nothing per MB).
+    written_mb = w.publish_rate * message_bytes() * w.seconds / 1e6
     above = sum(u.cpu_seconds - baseline.get(h, 0.0) / 100 * u.wall_seconds
                 for h, u in brokers.items())
     fuse_s = sum(u.cpu_seconds for u in fuse.values())
