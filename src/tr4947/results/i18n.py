@@ -86,9 +86,12 @@ def has_words(s: str) -> bool:
 
 # --- the catalogue ------------------------------------------------------------------------------
 def _shape(name: str) -> str:
-    """What a placeholder may match: one token for a path, host, name or the like, inline
+    """What a placeholder may match: a number for {n}, {n2}...; one token for a path, host, name or the like, inline
     code or one token for {code}, anything for the rest (a translated value must itself
     translate, so prose never hides in one)."""
+    if re.fullmatch(r"n\d*", name):     # {n}, {n2}: a number (never a word: "stand-in of")
+        num = r"[-+]?\d[\d,]*(?:\.\d+)?"           # ... or a spread: 2.0 (1.6-3.1, n=3)
+        return rf"{num}(?: \({num}[-\u2013]{num}, n=\d+\))?"
     kind = _VERBATIM.match(name)
     if not kind or kind.group(1) in ("cmd", "value"):
         return ".+?"
