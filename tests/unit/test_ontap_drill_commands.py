@@ -5,21 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tr4947.lab.ontap import bootstrap, session, state
+from tr4947.lab.ontap import session, state
 
 MiB = 1024 ** 2
 
 
 @pytest.fixture
-def root(tmp_path):
-    r = tmp_path / "state"
-    bootstrap.bootstrap(r, "cluster1", ["cluster1-01", "cluster1-02"],
-                        [{"name": "aggr1", "size": "2TB"}], ["svm_kafka"],
-                        [{"name": "lif1", "address": "198.18.10.11", "vserver": "svm_kafka",
-                          "node": "cluster1-01", "port": "e0d"}])
-    run(r, "volume create -vserver svm_kafka -volume v1 -aggregate aggr1 -size 100MB "
-           "-junction-path /v1")
-    return r
+def root(ontap_one_volume):
+    return ontap_one_volume
 
 
 def run(root, cmd: str, privilege: str = "advanced"):

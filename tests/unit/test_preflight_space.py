@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tr4947.lab.ontap import bootstrap, session, state
+from tr4947.lab.ontap import session, state
 from tr4947.procedures import preflight as pf
 from tr4947.targets.base import ontap_lines, render_vars, snippet_path
 
@@ -52,15 +52,8 @@ def test_verdict(pct, autosize, maximum, verdict, fix):
 
 
 @pytest.fixture
-def root(tmp_path):
-    r = tmp_path / "state"
-    bootstrap.bootstrap(r, "cluster1", ["cluster1-01", "cluster1-02"],
-                        [{"name": "aggr1", "size": "2TB"}], ["svm_kafka"],
-                        [{"name": "lif1", "address": "198.18.10.11", "vserver": "svm_kafka",
-                          "node": "cluster1-01", "port": "e0d"}])
-    shell(r, "volume create -vserver svm_kafka -volume v1 -aggregate aggr1 -size 100MB "
-             "-junction-path /v1")
-    return r
+def root(ontap_one_volume):
+    return ontap_one_volume
 
 
 def shell(root, *lines: str) -> str:
