@@ -94,9 +94,9 @@ def test_an_edited_snippet_makes_its_chapter_stale(tmp_path, monkeypatch):
 def test_every_claim_has_a_verdict_record_behind_it():
     """Each ledger row comes from a verdict record of a committed lab run: a claim of
     docs/data/claims.yaml that no chapter judged would be a row with nothing behind it."""
-    from tr4947.results import ledger
+    from tr4947.results import claims, ledger
     docs = [json.loads(p.read_text()) for p in LAB]
-    rows = ledger.rows(ledger.load_claims(), docs)
+    rows = ledger.rows(claims.load_claims(), docs)
     missing = [r.claim["id"] for r in rows if "lab" not in r.verdicts]
     assert not missing, f"claims with no verdict record in results/lab: {missing}"
 

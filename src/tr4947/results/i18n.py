@@ -40,6 +40,8 @@ from typing import Any, Iterator
 from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal
 
+from .claims import load_claims
+
 #: The guide's editions and their Babel locales ("en" is the source language: no catalogue).
 EDITIONS = ("en", "fr", "ja")
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -408,7 +410,6 @@ def _figure_words(lab: Any) -> Iterator[str]:
 
 def claim_strings() -> Iterator[tuple[str, str]]:
     """The TR's figures as docs/data/claims.yaml quotes them (the ledger shows them)."""
-    from .ledger import load_claims
     for c in load_claims():
         if c.get("tr"):
             yield f"claims.yaml {c['id']} tr", c["tr"]

@@ -21,24 +21,16 @@ lab's figure in words) and the TR's figure go through ``tr.text`` like every rec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .. import paths
+from .claims import CLAIMS
 from .i18n import Translator, has_words
 
-CLAIMS = paths.REPO / "docs" / "data" / "claims.yaml"
 VERDICTS = ("reproduced", "differs", "not-reproducible-at-lab-scale", "not-measured")
 #: The role each verdict gets on the page (ui/css colours them).
 VERDICT_ROLE = {"reproduced": "verdict-reproduced", "differs": "verdict-differs",
                 "not-reproducible-at-lab-scale": "verdict-scale",
                 "not-measured": "verdict-none"}
-
-
-def load_claims(path: Path = CLAIMS) -> list[dict[str, Any]]:
-    return yaml.safe_load(path.read_text())["claims"]
 
 
 @dataclass
