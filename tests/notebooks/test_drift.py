@@ -43,8 +43,10 @@ def sizing_computation() -> nbformat.NotebookNode:
     params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
     assert "measure_storage = True" in params.source
     params.source = params.source.replace("measure_storage = True", "measure_storage = False")
-    # The set-up cell says whether it measures: not compared here, it does not.
-    setup = nb.cells[nb.cells.index(params) + 1]
+    # The set-up cell says whether it measures: not compared here, it does not. (In the
+    # executed copy papermill's injected-parameters cell comes first: skip it.)
+    setup = next(c for c in nb.cells[nb.cells.index(params) + 1:] if c.cell_type == "code"
+                 and "injected-parameters" not in c.metadata.get("tags", []))
     setup.metadata.setdefault("tags", []).append("nbval-ignore-output")
     cut = next(i for i, c in enumerate(nb.cells)
                if c.cell_type == "markdown" and "The lab's storage" in c.source)
