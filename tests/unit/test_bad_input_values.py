@@ -25,6 +25,7 @@ CASES = {
     "aws-fsx": ("tr_as_printed=3", "tr_as_printed takes true or false or null"),
     "broker-recovery": ("scale=-5", "scale takes a number from 0 (excluded) to 1"),
     "cpu-utilization": ("rates=[10000]", "rates takes a list"),
+    "failure-drills": ("full_percent=120", "full_percent takes a number from 50 to 99"),
     "functional-validation": ("kafka_version=latest", "kafka_version takes null or text"),
     "preflight": ("clusters=fv_c1", "clusters takes a list of texts"),
     "sizing": ("scale=-5", "scale takes a number from 0 (excluded) to 1"),

@@ -109,7 +109,7 @@ def figure(lab: Any, tr: Translator, where: str = "") -> str:
         u = f" {unit(lab['unit'], tr, where)}" if lab.get("unit") else ""
         med = number(lab["median"], tr)
         if lab.get("low") is None or lab.get("n", 1) == 1:
-            n = f", n={lab['n']}" if lab.get("n") else ""
+            n = tr._(", ") + f"n={lab['n']}" if lab.get("n") else ""
             return f"{med}{u}{n}"
         return (f"{med}{u} ({number(lab['low'], tr)}–{number(lab['high'], tr)}, "
                 f"n={lab['n']})")
@@ -203,8 +203,9 @@ def verdict_block(rs: list[Row], page: str, tr: Translator | None = None) -> str
         out.append(f"* <<{r.claim['section']},{_cell(r.claim['statement'][tr.lang])}>> "
                    f"{_verdict_cell(v, tr)} +")
         lab = _cell(figure(v.data.get("lab"), tr, where)) if v else "–"
+        between = "" if tr.lang == "ja" else " "          # Japanese: no space after 。
         out.append(tr._("TR-4947: {tr}; lab: {lab}.", tr=_tr_figure(r.claim, tr), lab=lab)
-                   + (" " + _recorded(v, "why", tr) if v else "") + " +")
+                   + (between + _recorded(v, "why", tr) if v else "") + " +")
         if v and v.data.get("action"):
             out.append(tr._("_What to do_: {action}", action=_recorded(v, "action", tr)))
     out.append("****")

@@ -34,7 +34,9 @@ def render(rec: dict[str, Any], tr: Translator | None = None, where: str = "") -
     threshold = percent(tr, data.get("threshold", 0.95))
     out = []
     if missed:
-        out.append("[WARNING.load-not-held]\n====\n"
+        # A paragraph admonition: the result around it is an example block (====), and a
+        # delimited block with the same delimiter would close it.
+        out.append("[WARNING.load-not-held]\n"
                    + (tr._("This run did not hold its target rate (below {threshold} of "
                            "it): the target could not carry that rate, so its latency is "
                            "queueing, its throughput is a ceiling, and no verdict is drawn "
@@ -44,7 +46,7 @@ def render(rec: dict[str, Any], tr: Translator | None = None, where: str = "") -
                            "their latency is queueing, their throughput is a ceiling, and no "
                            "verdict is drawn from them.",
                            missed=len(missed), runs=len(runs), threshold=threshold))
-                   + "\n====\n")
+                   + "\n")                            # a blank line ends the paragraph
     header = [tr._("Run"), tr._("Asked (msg/s)"), tr._("Achieved (msg/s)"),
               tr._("Achieved / asked"), tr._("Held")]
     lines = [f".{tr.text(rec['title'], f'{where} title')}",
