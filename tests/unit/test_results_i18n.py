@@ -1,6 +1,7 @@
 """Results in the reader's language: the message catalogues cover every committed result,
 strings built from data go through templates, and what a catalogue lacks is reported."""
 import json
+import re
 import shutil
 
 import pytest
@@ -147,3 +148,25 @@ def test_update_adds_new_msgids_to_every_catalogue_and_keeps_translations(tmp_pa
         assert Translator("fr").text("Round 2: x on y") == "Tour 2\u00a0: x sur y"
     finally:
         i18n.Catalogue.load.cache_clear()
+
+
+@pytest.mark.parametrize("lang", ["fr", "ja"])
+def test_catalogues_pass_the_format_checks_translators_tools_run(lang):
+    """What ``msgfmt --check-format`` checks: no entry is marked a %-format string ("% of a
+    core" is prose, and Babel marks any "%" before a letter), so translators' tools accept a
+    translation that moves the "%"; every {name} of a msgid is in its msgstr; Babel's own
+    checkers find nothing."""
+    from babel.messages.pofile import read_po
+    text = i18n.po_path(lang).read_text()
+    marked = re.findall(r'(?m)^#,.*\bpython-format\b.*\nmsgid "(.*)"', text)
+    assert marked == [], f"marked python-format (a %-string): {marked[:3]}"
+    with i18n.po_path(lang).open("rb") as fh:
+        cat = read_po(fh, locale=lang)
+    for m in cat:                  # read_po marks them again on reading
+        m.flags.discard("python-format")
+    errors = [(m.id, [str(e) for e in errs]) for m, errs in cat.check()]
+    assert errors == [], errors[:3]
+    for m in cat:
+        if m.id and m.string:
+            assert set(i18n._PLACEHOLDER.findall(m.string)) == \
+                set(i18n._PLACEHOLDER.findall(m.id)), (m.id, m.string)

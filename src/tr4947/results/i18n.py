@@ -456,6 +456,14 @@ def renderer_messages() -> dict[str, list[tuple[str, int]]]:
     return found
 
 
+def _no_percent_format(cat) -> None:
+    """Babel flags any msgid with a "%" before a letter as python-format ("% of a core"); our
+    messages take {name} placeholders only, and the flag makes ``msgfmt --check-format`` (and
+    translators' tools) reject a translation that moves the "%"."""
+    for m in cat:
+        m.flags.discard("python-format")
+
+
 def update(results: Path) -> list[str]:
     """Bring every catalogue up to date: the renderer's messages and each recorded string
     not yet covered are added (untranslated) to every language's file, translations are
@@ -498,12 +506,14 @@ def update(results: Path) -> list[str]:
                 template.add(s, locations=[(where.split(" ", 1)[0], None)])
                 added.append(s)
     LOCALE_DIR.mkdir(parents=True, exist_ok=True)
+    _no_percent_format(template)
     with pot.open("wb") as fh:
         write_po(fh, template, width=0, sort_output=True, omit_header=False)
     for lang, cat in cats.items():
         cat.update(template, no_fuzzy_matching=True, update_header_comment=False,
                    update_creation_date=False)
         cat.fuzzy = False
+        _no_percent_format(cat)
         f = po_path(lang)
         f.parent.mkdir(parents=True, exist_ok=True)
         with f.open("wb") as fh:
