@@ -97,7 +97,7 @@ def nfs_layer(lab) -> str:
 
 def produce(t, cluster: str, topic: str) -> float:
     client = t.hosts("clients")[0].name
-    bs = t.bootstrap(cluster)
+    bs = t.cluster(cluster).bootstrap()
     t.run(f"bin/kafka-topics.sh --bootstrap-server {bs} --create --topic {topic} "
           "--partitions 6 --replication-factor 2", client, check=True, timeout=120)
     r = t.run(f"bin/kafka-producer-perf-test.sh --topic {topic} --num-records {RECORDS} "
