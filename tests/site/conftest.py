@@ -43,3 +43,14 @@ def pages(site) -> list[Path]:
     found = sorted((site / "tr4947").glob("*.html"))
     assert found, "the build produced no pages"
     return found
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for a module's page tests (tests/support/chromium.py)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from ..support import chromium
+    with sync_api.sync_playwright() as p:
+        b = chromium.launch(p)
+        yield b
+        b.close()

@@ -17,12 +17,11 @@ import pytest
 from tr4947 import paths, targets
 from tr4947.runbook import jupyter
 
+from ..support import chromium
+
 playwright = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.browser, pytest.mark.lab, pytest.mark.slow]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
 CHAPTER = "aff-a900-storage"          # the shortest chapter that brings up lab hosts
 TOKEN = "browser-test-token"
 
@@ -73,7 +72,7 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
     committed = (paths.REPO / "results" / "lab" / f"{CHAPTER}.json").read_bytes()
     offsite = []
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = chromium.launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
 
         def only_loopback(route):

@@ -20,21 +20,10 @@ from tr4947.results.i18n import Translator, has_words, record_strings
 playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
 EDITIONS = ["", "fr", "ja"]
 WIDTHS = [1400, 390]
 LANG = {"": "en", "fr": "fr", "ja": "ja"}
 CASES = [pytest.param(e, w, id=f"{LANG[e]}-{w}") for e in EDITIONS for w in WIDTHS]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 class Page:
