@@ -8,17 +8,6 @@ import pytest
 playwright = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def open_page(browser, url, **ctx):
@@ -99,6 +88,26 @@ def test_highlighting_and_mermaid_on_a_procedure_page(browser, site):
     assert page.locator(".toc a").count() > 3
     assert problems == []
     context.close()
+
+
+def test_mermaid_is_fetched_only_by_pages_with_a_diagram(browser, site):
+    """mermaid.min.js is 2.7 MB: the ledger (no diagram) does not fetch it; functional-validation
+    (diagrams) fetches it once and every diagram becomes an SVG."""
+    for name, diagrams in (("ledger.html", False), ("functional-validation.html", True)):
+        context = browser.new_context()
+        page = context.new_page()
+        fetched = []
+        page.on("request", lambda r: fetched.append(r.url) if "mermaid" in r.url else None)
+        page.goto((site / "tr4947" / name).as_uri(), wait_until="load")
+        if diagrams:
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.mermaid')].every(e => e.querySelector('svg'))",
+                timeout=60000)
+            assert len(fetched) == 1 and fetched[0].endswith("/js/vendor/mermaid.min.js"), fetched
+        else:
+            page.wait_for_timeout(500)
+            assert page.locator(".mermaid").count() == 0 and fetched == [], fetched
+        context.close()
 
 
 def test_search_finds_the_silly_rename_chapter(browser, site):
