@@ -195,6 +195,29 @@ def test_tables_fit_or_say_they_scroll(browser, site, edition, width):
         assert p.problems == []
 
 
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_home_pages_ledger_shows_every_verdict_without_scrolling(browser, site, edition):
+    """Answer first: at 1,400 px the home page's ledger fits its column, so the Verdict column
+    is in view on every row; each verdict is a badge whose colour tells a differing claim
+    from a reproduced one."""
+    with Page(browser, site, edition, "index", 1400) as p:
+        t = p.js("""() => {
+            const t = document.querySelector('table.ledger'), s = t.closest('.table-scroll')
+            const r = s.getBoundingClientRect(), th = [...t.querySelectorAll('th')].pop()
+            const b = th.getBoundingClientRect()
+            const bg = c => getComputedStyle(document.querySelector('.' + c)).backgroundColor
+            return {over: s.scrollWidth > s.clientWidth + 1, rows: t.tBodies[0].rows.length,
+                    last_in_view: b.right <= r.right + 1,
+                    badges: [...t.tBodies[0].rows].filter(
+                        row => row.cells[3].querySelector('[class^=verdict-]')).length,
+                    reproduced: bg('verdict-reproduced'), differs: bg('verdict-differs')}}""")
+        assert not t["over"] and t["last_in_view"], t
+        assert t["badges"] == t["rows"] > 0, t
+        assert t["reproduced"] != t["differs"]
+        assert "rgba(0, 0, 0, 0)" not in (t["reproduced"], t["differs"]), t
+        assert p.problems == []
+
+
 def test_the_scroll_cue_is_seen(browser, site):
     """A pixel check: the right edge of a scrolling table is shaded, the left edge not."""
     with Page(browser, site, "", "preflight", 390) as p:

@@ -127,7 +127,8 @@ def _cell(text: str) -> str:
 
 def _verdict_cell(v: Verdict | None, tr: Translator) -> str:
     if v is None:
-        return tr._("no run yet")
+        none = tr._("no run yet")
+        return f"[.verdict-none]#{none}#"
     held = "" if v.data.get("load_held") is not False else " " + tr._("(rate not held)")
     return f"[.{VERDICT_ROLE[v.verdict]}]#{verdict_word(v.verdict, tr)}#{held}"
 
@@ -169,7 +170,10 @@ def ledger(rs: list[Row], tr: Translator | None = None, full: bool = True) -> st
         [tr._("Verdict on {target}", target=f"`{o}`") for o in others] + \
         ([tr._("Why"), tr._("What to do")] if full else [])
     widths = [26, 16, 16, 12] + [12] * len(others) + ([18, 14] if full else [])
-    lines = [f'[%header,cols="{",".join(f"{w}" for w in widths)}",role="ledger result-table"]',
+    # The home page's table fits its column (the verdict in view); the whole ledger scrolls
+    # sideways with the claim pinned.
+    role = "ledger result-table " + ("pin" if full else "fit")
+    lines = [f'[%header,cols="{",".join(f"{w}" for w in widths)}",role="{role}"]',
              "|==="]
     lines.append(" ".join(f"|{h}" for h in head))
     for r in rs:
