@@ -35,6 +35,11 @@ def api(port, path):
 @pytest.fixture
 def server(tmp_path):
     lab = targets.open("lab", echo=False)
+    if lab.lab.running():
+        # The chapter runs on the default lab and takes it down afterwards: not while a
+        # developer (or a runbook) is using it.
+        pytest.skip("the default lab is running (this test runs a chapter on it and takes "
+                    "it down); `tr4947 lab down` first")
     lab.reset()
     # Cells are laid out all at once (no virtual scrolling) so every output is in the page.
     settings = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
