@@ -50,8 +50,21 @@ def as_chapter(chapter: "Chapter | Path") -> Chapter:
 
 
 def declaration(path: Path) -> dict:
-    """The notebook's ``metadata.tr4947``: chapter (page), provision, variants, parameters."""
-    return nbformat.read(path, as_version=4).metadata.get("tr4947") or {}
+    """The notebook's ``metadata.tr4947``: chapter (page), provision, variants, parameters.
+    A ``provision.when`` that is not ``"{name}"`` of a boolean parameter is refused: a bare
+    name is a non-empty string, so it would always provision (sizing did, with
+    measure_storage=false, and left the storage cluster running on the default lab)."""
+    decl = nbformat.read(path, as_version=4).metadata.get("tr4947") or {}
+    when = (decl.get("provision") or {}).get("when")
+    if when is not None:
+        name = when[1:-1] if isinstance(when, str) and when[:1] + when[-1:] == "{}" else None
+        schema = (decl.get("parameters") or {}).get(name or "") or {}
+        if schema.get("type") != "boolean":
+            raise RunbookError(
+                f"{path.name}: metadata.tr4947.provision.when is {when!r}; it must be "
+                f"\"{{name}}\" of a boolean parameter the notebook declares, e.g. "
+                f"\"{{measure_storage}}\" (nothing is provisioned when that parameter is false)")
+    return decl
 
 
 def variants(path: Path) -> list[Chapter]:
