@@ -89,20 +89,31 @@ def test_altered_snippet_command_fails_with_the_new_command_in_the_diff(tmp_path
         pytest.skip(str(exc))
     if Lab().running():
         pytest.skip("the default lab is running (this test runs a notebook on it)")
-    snippets = tmp_path / "snippets"
-    shutil.copytree(paths.SNIPPETS, snippets)
-    pnfs = snippets / "aff-a900" / "AFF-2-pnfs.ontap"
-    text = pnfs.read_text()
-    assert "-tcp-max-xfer-size 262144" in text
-    pnfs.write_text(text.replace("-tcp-max-xfer-size 262144", "-tcp-max-xfer-size 65536"))
-    nb = tmp_path / "aff-a900-storage.ipynb"
-    shutil.copy(EXECUTED / "aff-a900-storage.ipynb", nb)
-    try:
-        res = nbval(nb, tmp_path, env={"TR4947_SNIPPETS": str(snippets)})
-    finally:
-        Lab(echo=lambda m: None).down()          # also when the notebook's clean-up never ran
+    def run_with(old: str, new: str, name: str):
+        snippets = tmp_path / name / "snippets"
+        shutil.copytree(paths.SNIPPETS, snippets)
+        pnfs = snippets / "aff-a900" / "AFF-2-pnfs.ontap"
+        text = pnfs.read_text()
+        assert old in text
+        pnfs.write_text(text.replace(old, new))
+        nb = tmp_path / name / "aff-a900-storage.ipynb"
+        shutil.copy(EXECUTED / "aff-a900-storage.ipynb", nb)
+        try:
+            return nbval(nb, tmp_path / name, env={"TR4947_SNIPPETS": str(snippets)})
+        finally:
+            Lab(echo=lambda m: None).down()      # also when the notebook's clean-up never ran
+
+    # A command whose output the page shows: the transcript drifts, and pytest's diff sets
+    # the command as it now runs against the one the page shows.
+    res = run_with("-fields v4.1,v4.1-pnfs,tcp-max-xfer-size", "-fields v4.1-pnfs,tcp-max-xfer-size",
+                   "show")
     assert res.returncode != 0, res.stdout
     report = res.stdout
     assert "Cell outputs differ" in report
-    # pytest's diff of the transcript: the command as it now runs against the one the page shows
-    assert "xfer-size 65536" in report and "xfer-size 262144" in report
+    # (pytest's diff may cut a line's first characters: "-fields" can read "ields")
+    assert "ields v4.1-pnfs,tcp-max-xfer-size" in report
+    assert "ields v4.1,v4.1-pnfs,tcp-max-xfer-size" in report
+    # A setting the procedure reads back (over REST): the run stops and says what did not take.
+    res = run_with("-tcp-max-xfer-size 262144", "-tcp-max-xfer-size 65536", "setting")
+    assert res.returncode != 0, res.stdout
+    assert "did not take" in res.stdout and "'tcp_max_transfer_size': 65536" in res.stdout
