@@ -56,7 +56,7 @@ fn answer(req: &Value, sh: &Shared, info: &Info) -> Value {
         Some("status") => status(sh, info),
         Some("pause") => {
             let secs = req["seconds"].as_f64();
-            if secs.is_some_and(|s| !(s >= 0.0)) {
+            if secs.is_some_and(|s| s.is_nan() || s < 0.0) {
                 return json!({"ok": false, "error": "seconds must be a number >= 0"});
             }
             sh.gate.pause(secs);

@@ -26,10 +26,9 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fuser::{
-    AccessFlags, BackingId, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags,
-    Generation, INodeNo, InitFlags, KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr,
-    ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyLock, ReplyLseek,
-    ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
+    AccessFlags, BackingId, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo,
+    InitFlags, KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
+    ReplyEmpty, ReplyEntry, ReplyLock, ReplyLseek, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
 };
 use serde_json::json;
 
@@ -208,7 +207,11 @@ fn last() -> Errno {
 }
 
 fn check(r: libc::c_int) -> Result<libc::c_int, Errno> {
-    if r < 0 { Err(last()) } else { Ok(r) }
+    if r < 0 {
+        Err(last())
+    } else {
+        Ok(r)
+    }
 }
 
 fn proc_path(fd: RawFd) -> CString {
@@ -271,8 +274,13 @@ fn timespec(t: Option<TimeOrNow>) -> libc::timespec {
 }
 
 impl Fs {
-    pub fn new(backing: &std::path::Path, sh: Arc<Shared>, counter: Counter, read_only: bool,
-               want_passthrough: bool) -> io::Result<Fs> {
+    pub fn new(
+        backing: &std::path::Path,
+        sh: Arc<Shared>,
+        counter: Counter,
+        read_only: bool,
+        want_passthrough: bool,
+    ) -> io::Result<Fs> {
         let c = CString::new(backing.as_os_str().as_bytes())?;
         // SAFETY: open returns a descriptor we own.
         let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) };
@@ -282,14 +290,10 @@ impl Fs {
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
         let st = fstat(fd.as_raw_fd()).map_err(|_| io::Error::last_os_error())?;
         let mut inner = Inner { next_fh: 1, ..Default::default() };
-        inner.inodes.insert(1, Inode {
-            fd: Arc::new(fd),
-            backing_ino: st.st_ino,
-            nlookup: 1,
-            opens: 0,
-            silly: None,
-            backing: Weak::new(),
-        });
+        inner.inodes.insert(
+            1,
+            Inode { fd: Arc::new(fd), backing_ino: st.st_ino, nlookup: 1, opens: 0, silly: None, backing: Weak::new() },
+        );
         Ok(Fs {
             sh,
             inner: Mutex::new(inner),
@@ -347,18 +351,14 @@ impl Fs {
         let st = fstat(fd.as_raw_fd())?;
         let ino = self.ino_of(st.st_ino);
         let mut inner = self.inner.lock().unwrap();
-        inner
-            .inodes
-            .entry(ino)
-            .and_modify(|i| i.nlookup += 1)
-            .or_insert_with(|| Inode {
-                fd: Arc::new(fd),
-                backing_ino: st.st_ino,
-                nlookup: 1,
-                opens: 0,
-                silly: None,
-                backing: Weak::new(),
-            });
+        inner.inodes.entry(ino).and_modify(|i| i.nlookup += 1).or_insert_with(|| Inode {
+            fd: Arc::new(fd),
+            backing_ino: st.st_ino,
+            nlookup: 1,
+            opens: 0,
+            silly: None,
+            backing: Weak::new(),
+        });
         Ok(self.attr(&st))
     }
 
@@ -371,7 +371,11 @@ impl Fs {
     }
 
     fn writable(&self) -> Result<(), Errno> {
-        if self.read_only { Err(Errno::EROFS) } else { Ok(()) }
+        if self.read_only {
+            Err(Errno::EROFS)
+        } else {
+            Ok(())
+        }
     }
 
     fn not_full(&self) -> Result<(), Errno> {
@@ -421,8 +425,12 @@ impl Fs {
     }
 
     /// Open a backing file for a new handle and answer with passthrough or served I/O.
-    fn new_handle(&self, ino: u64, file: File, reply_backing: impl FnOnce(&File) -> io::Result<BackingId>)
-                  -> (FileHandle, Option<Arc<BackingId>>) {
+    fn new_handle(
+        &self,
+        ino: u64,
+        file: File,
+        reply_backing: impl FnOnce(&File) -> io::Result<BackingId>,
+    ) -> (FileHandle, Option<Arc<BackingId>>) {
         let mut backing = None;
         if self.sh.passthrough() {
             let existing = self.inner.lock().unwrap().inodes.get(&ino).and_then(|i| i.backing.upgrade());
@@ -484,7 +492,11 @@ impl Fs {
 }
 
 fn lock_type(typ: i32) -> &'static str {
-    if typ == libc::F_RDLCK { "r" } else { "w" }
+    if typ == libc::F_RDLCK {
+        "r"
+    } else {
+        "w"
+    }
 }
 
 impl Filesystem for Fs {
@@ -550,11 +562,24 @@ impl Filesystem for Fs {
         }
     }
 
-    fn setattr(&self, _req: &Request, ino: INodeNo, mode: Option<u32>, uid: Option<u32>,
-               gid: Option<u32>, size: Option<u64>, atime: Option<TimeOrNow>,
-               mtime: Option<TimeOrNow>, _ctime: Option<SystemTime>, fh: Option<FileHandle>,
-               _crtime: Option<SystemTime>, _chgtime: Option<SystemTime>,
-               _bkuptime: Option<SystemTime>, _flags: Option<fuser::BsdFileFlags>, reply: ReplyAttr) {
+    fn setattr(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        size: Option<u64>,
+        atime: Option<TimeOrNow>,
+        mtime: Option<TimeOrNow>,
+        _ctime: Option<SystemTime>,
+        fh: Option<FileHandle>,
+        _crtime: Option<SystemTime>,
+        _chgtime: Option<SystemTime>,
+        _bkuptime: Option<SystemTime>,
+        _flags: Option<fuser::BsdFileFlags>,
+        reply: ReplyAttr,
+    ) {
         self.enter(Op::setattr);
         let r = (|| {
             self.writable()?;
@@ -569,8 +594,13 @@ impl Filesystem for Fs {
                     }
                 }
                 if uid.is_some() || gid.is_some() {
-                    check(libc::fchownat(fd.as_raw_fd(), c"".as_ptr(), uid.unwrap_or(u32::MAX),
-                                         gid.unwrap_or(u32::MAX), libc::AT_EMPTY_PATH))?;
+                    check(libc::fchownat(
+                        fd.as_raw_fd(),
+                        c"".as_ptr(),
+                        uid.unwrap_or(u32::MAX),
+                        gid.unwrap_or(u32::MAX),
+                        libc::AT_EMPTY_PATH,
+                    ))?;
                 }
                 if let Some(sz) = size {
                     match fh.and_then(|fh| self.handle(fh).ok()) {
@@ -610,8 +640,7 @@ impl Filesystem for Fs {
         }
     }
 
-    fn mknod(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, rdev: u32,
-             reply: ReplyEntry) {
+    fn mknod(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, rdev: u32, reply: ReplyEntry) {
         self.enter(Op::mknod);
         let r = (|| {
             self.writable()?;
@@ -683,8 +712,7 @@ impl Filesystem for Fs {
         }
     }
 
-    fn symlink(&self, req: &Request, parent: INodeNo, link_name: &OsStr, target: &std::path::Path,
-               reply: ReplyEntry) {
+    fn symlink(&self, req: &Request, parent: INodeNo, link_name: &OsStr, target: &std::path::Path, reply: ReplyEntry) {
         self.enter(Op::symlink);
         let r = (|| {
             self.writable()?;
@@ -703,8 +731,16 @@ impl Filesystem for Fs {
         }
     }
 
-    fn rename(&self, _req: &Request, parent: INodeNo, name: &OsStr, newparent: INodeNo, newname: &OsStr,
-              flags: RenameFlags, reply: ReplyEmpty) {
+    fn rename(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        newparent: INodeNo,
+        newname: &OsStr,
+        flags: RenameFlags,
+        reply: ReplyEmpty,
+    ) {
         self.enter(Op::rename);
         let r = (|| {
             self.writable()?;
@@ -722,10 +758,8 @@ impl Filesystem for Fs {
                 }
             }
             // SAFETY: plain syscall.
-            check(unsafe {
-                libc::renameat2(dir.as_raw_fd(), n.as_ptr(), ndir.as_raw_fd(), nn.as_ptr(), flags.bits())
-            })
-            .map(|_| ())
+            check(unsafe { libc::renameat2(dir.as_raw_fd(), n.as_ptr(), ndir.as_raw_fd(), nn.as_ptr(), flags.bits()) })
+                .map(|_| ())
         })();
         match r {
             Ok(()) => reply.ok(),
@@ -778,8 +812,17 @@ impl Filesystem for Fs {
         }
     }
 
-    fn read(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, size: u32,
-            _flags: OpenFlags, _lock_owner: Option<LockOwner>, reply: ReplyData) {
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
         self.enter(Op::read);
         let r = (|| {
             let h = self.handle(fh)?;
@@ -805,8 +848,18 @@ impl Filesystem for Fs {
         }
     }
 
-    fn write(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, data: &[u8],
-             _write_flags: WriteFlags, _flags: OpenFlags, _lock_owner: Option<LockOwner>, reply: ReplyWrite) {
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
         self.enter(Op::write);
         let r = (|| {
             self.writable()?;
@@ -845,8 +898,16 @@ impl Filesystem for Fs {
         reply.ok();
     }
 
-    fn release(&self, _req: &Request, ino: INodeNo, fh: FileHandle, _flags: OpenFlags,
-               lock_owner: Option<LockOwner>, _flush: bool, reply: ReplyEmpty) {
+    fn release(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        lock_owner: Option<LockOwner>,
+        _flush: bool,
+        reply: ReplyEmpty,
+    ) {
         self.enter(Op::release);
         if let Some(o) = lock_owner {
             self.unlock_owner(self.backing_ino(ino), o.0); // flock() locks go with the file
@@ -972,8 +1033,16 @@ impl Filesystem for Fs {
             Ok(st)
         })();
         match r {
-            Ok(st) => reply.statfs(st.f_blocks, st.f_bfree, st.f_bavail, st.f_files, st.f_ffree,
-                                   st.f_bsize as u32, 255, st.f_frsize as u32),
+            Ok(st) => reply.statfs(
+                st.f_blocks,
+                st.f_bfree,
+                st.f_bavail,
+                st.f_files,
+                st.f_ffree,
+                st.f_bsize as u32,
+                255,
+                st.f_frsize as u32,
+            ),
             Err(e) => reply.error(e),
         }
     }
@@ -983,8 +1052,16 @@ impl Filesystem for Fs {
         reply.ok(); // default_permissions: the kernel checks modes itself
     }
 
-    fn create(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, flags: i32,
-              reply: ReplyCreate) {
+    fn create(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        flags: i32,
+        reply: ReplyCreate,
+    ) {
         self.enter(Op::create);
         let r = (|| {
             self.writable()?;
@@ -1009,8 +1086,18 @@ impl Filesystem for Fs {
         }
     }
 
-    fn getlk(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, lock_owner: LockOwner, start: u64,
-             end: u64, typ: i32, _pid: u32, reply: ReplyLock) {
+    fn getlk(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        lock_owner: LockOwner,
+        start: u64,
+        end: u64,
+        typ: i32,
+        _pid: u32,
+        reply: ReplyLock,
+    ) {
         self.enter(Op::getlk);
         let Some(srv) = &self.sh.server else { return reply.error(Errno::ENOSYS) };
         let req = json!({"op": "testlk", "file": self.backing_ino(ino), "owner": lock_owner.0,
@@ -1019,16 +1106,31 @@ impl Filesystem for Fs {
             Ok(v) if v["conflict"].is_object() => {
                 let c = &v["conflict"];
                 let t = if c["type"] == "r" { libc::F_RDLCK } else { libc::F_WRLCK };
-                reply.locked(c["start"].as_u64().unwrap_or(0), c["end"].as_u64().unwrap_or(u64::MAX), t,
-                             c["pid"].as_u64().unwrap_or(0) as u32)
+                reply.locked(
+                    c["start"].as_u64().unwrap_or(0),
+                    c["end"].as_u64().unwrap_or(u64::MAX),
+                    t,
+                    c["pid"].as_u64().unwrap_or(0) as u32,
+                )
             }
             Ok(_) => reply.locked(start, end, libc::F_UNLCK, 0),
             Err(_) => reply.error(Errno::EIO),
         }
     }
 
-    fn setlk(&self, req: &Request, ino: INodeNo, _fh: FileHandle, lock_owner: LockOwner, start: u64,
-             end: u64, typ: i32, pid: u32, sleep: bool, reply: ReplyEmpty) {
+    fn setlk(
+        &self,
+        req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        lock_owner: LockOwner,
+        start: u64,
+        end: u64,
+        typ: i32,
+        pid: u32,
+        sleep: bool,
+        reply: ReplyEmpty,
+    ) {
         self.enter(Op::setlk);
         let Some(srv) = self.sh.server.clone() else { return reply.error(Errno::ENOSYS) };
         let file = self.backing_ino(ino);
@@ -1086,8 +1188,16 @@ impl Filesystem for Fs {
         }
     }
 
-    fn fallocate(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, length: u64, mode: i32,
-                 reply: ReplyEmpty) {
+    fn fallocate(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
         self.enter(Op::fallocate);
         let r = (|| {
             self.writable()?;
@@ -1110,7 +1220,11 @@ impl Filesystem for Fs {
         let r = self.handle(fh).and_then(|h| {
             // SAFETY: plain syscall.
             let o = unsafe { libc::lseek(h.file.as_raw_fd(), offset, whence) };
-            if o < 0 { Err(last()) } else { Ok(o) }
+            if o < 0 {
+                Err(last())
+            } else {
+                Ok(o)
+            }
         });
         match r {
             Ok(o) => reply.offset(o),
@@ -1134,8 +1248,12 @@ mod tests {
     #[test]
     fn root_and_inode_1_swap_and_nothing_else_moves() {
         let dir = std::env::temp_dir();
-        let sh = Arc::new(Shared::new(Semantics::SillyRename, Arc::new(Gate::default()), None,
-                                      Mode { passthrough: false, reason: String::new() }));
+        let sh = Arc::new(Shared::new(
+            Semantics::SillyRename,
+            Arc::new(Gate::default()),
+            None,
+            Mode { passthrough: false, reason: String::new() },
+        ));
         let fs = Fs::new(&dir, sh, Counter::new(None), false, false).unwrap();
         let root = fs.root_ino;
         assert_eq!(fs.ino_of(root), 1);
@@ -1146,8 +1264,12 @@ mod tests {
     #[test]
     fn without_a_server_there_is_no_size_limit() {
         // No server: no limit.
-        let sh = Shared::new(Semantics::PosixUnlink, Arc::new(Gate::default()), None,
-                             Mode { passthrough: false, reason: String::new() });
+        let sh = Shared::new(
+            Semantics::PosixUnlink,
+            Arc::new(Gate::default()),
+            None,
+            Mode { passthrough: false, reason: String::new() },
+        );
         assert_eq!(sh.room(1 << 40), 1 << 40);
     }
 }

@@ -96,7 +96,7 @@ mod tests {
         let t = Instant::now();
         assert!(g.pass());
         assert!(t.elapsed() >= Duration::from_millis(190));
-        assert_eq!(g.status().0, false);
+        assert!(!g.status().0);
     }
 
     #[test]

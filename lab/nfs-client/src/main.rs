@@ -54,8 +54,8 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         match a.as_str() {
             "--semantics" => {
                 let v = val(a)?;
-                semantics = Some(fs::Semantics::parse(&v)
-                    .ok_or(format!("--semantics {v:?}: silly-rename or posix-unlink"))?);
+                semantics =
+                    Some(fs::Semantics::parse(&v).ok_or(format!("--semantics {v:?}: silly-rename or posix-unlink"))?);
             }
             "--fsname" => fsname = Some(val(a)?),
             "--subtype" => subtype = val(a)?,
@@ -66,7 +66,10 @@ fn parse(argv: &[String]) -> Result<Args, String> {
             "--silly-counter" => counter = Some(PathBuf::from(val(a)?)),
             "--threads" => {
                 let v = val(a)?;
-                threads = v.parse().ok().filter(|n| (1..=16).contains(n))
+                threads = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=16).contains(n))
                     .ok_or(format!("--threads {v:?}: a number from 1 to 16"))?;
             }
             "--ro" => read_only = true,
@@ -74,8 +77,7 @@ fn parse(argv: &[String]) -> Result<Args, String> {
             _ => pos.push(PathBuf::from(a)),
         }
     }
-    let [backing, mountpoint] = <[PathBuf; 2]>::try_from(pos)
-        .map_err(|_| "give BACKING and MOUNTPOINT".to_string())?;
+    let [backing, mountpoint] = <[PathBuf; 2]>::try_from(pos).map_err(|_| "give BACKING and MOUNTPOINT".to_string())?;
     let semantics = semantics.ok_or("--semantics is required")?;
     let server = match (server, mount_id) {
         (Some(s), Some(m)) => Some((s, m)),
@@ -90,7 +92,16 @@ fn parse(argv: &[String]) -> Result<Args, String> {
     }
     Ok(Args {
         fsname: fsname.unwrap_or_else(|| backing.display().to_string()),
-        backing, mountpoint, semantics, subtype, control, server, passthrough, counter, threads, read_only,
+        backing,
+        mountpoint,
+        semantics,
+        subtype,
+        control,
+        server,
+        passthrough,
+        counter,
+        threads,
+        read_only,
     })
 }
 
@@ -154,7 +165,10 @@ fn run(a: Args) -> Result<(), String> {
     let mode = if a.passthrough {
         fs::Mode { passthrough: true, reason: String::new() }
     } else {
-        fs::Mode { passthrough: false, reason: "turned off for this mount (pause and the size limit then see every write)".into() }
+        fs::Mode {
+            passthrough: false,
+            reason: "turned off for this mount (pause and the size limit then see every write)".into(),
+        }
     };
     let sh = Arc::new(fs::Shared::new(a.semantics, gate, server.clone(), mode));
     let fsys = fs::Fs::new(&a.backing, sh.clone(), names::Counter::new(a.counter.clone()), a.read_only, a.passthrough)
@@ -169,8 +183,8 @@ fn run(a: Args) -> Result<(), String> {
     cfg.acl = SessionACL::All;
     cfg.n_threads = Some(a.threads);
     cfg.clone_fd = a.threads > 1;
-    let session = fuser::Session::new(fsys, &a.mountpoint, &cfg)
-        .map_err(|e| format!("mount {}: {e}", a.mountpoint.display()))?;
+    let session =
+        fuser::Session::new(fsys, &a.mountpoint, &cfg).map_err(|e| format!("mount {}: {e}", a.mountpoint.display()))?;
     if sh.passthrough() {
         if let Err(reason) = probe_passthrough(&session, &a.backing) {
             sh.set_mode(false, &reason);
@@ -192,8 +206,11 @@ fn run(a: Args) -> Result<(), String> {
         std::thread::spawn(move || control::serve(l, sh, info));
     }
     let m = sh.mode.lock().unwrap().passthrough;
-    println!("{}", json!({"ready": true, "layer": control::mode_text(&sh, VERSION), "passthrough": m,
-                          "pid": std::process::id(), "version": VERSION}));
+    println!(
+        "{}",
+        json!({"ready": true, "layer": control::mode_text(&sh, VERSION), "passthrough": m,
+                          "pid": std::process::id(), "version": VERSION})
+    );
     // Done with stdout: whoever started us stops waiting for it.
     // SAFETY: dup2 of /dev/null over fd 1.
     unsafe {

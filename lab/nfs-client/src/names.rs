@@ -31,10 +31,7 @@ pub fn parse_silly_name(name: &str) -> Option<(u64, u32)> {
     if rest.len() != 24 || !rest.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
         return None;
     }
-    Some((
-        u64::from_str_radix(&rest[..16], 16).ok()?,
-        u32::from_str_radix(&rest[16..], 16).ok()?,
-    ))
+    Some((u64::from_str_radix(&rest[..16], 16).ok()?, u32::from_str_radix(&rest[16..], 16).ok()?))
 }
 
 /// The client-wide silly-rename counter.

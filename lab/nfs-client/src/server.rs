@@ -88,9 +88,8 @@ impl Server {
         )?;
         s.set_nodelay(true)?;
         let host = self.addr.rsplit_once(':').map(|x| x.0).unwrap_or(&self.addr);
-        let req = format!(
-            "GET /session HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\nUpgrade: tr4947-nfs\r\n\r\n"
-        );
+        let req =
+            format!("GET /session HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\nUpgrade: tr4947-nfs\r\n\r\n");
         (&s).write_all(req.as_bytes())?;
         let mut rd = BufReader::new(s.try_clone()?);
         let mut status = String::new();
@@ -133,10 +132,7 @@ impl Server {
         *self.writer.lock().unwrap() = Some(stream);
         self.gate.set_connected(true);
         let me = self.clone();
-        std::thread::Builder::new()
-            .name("server".into())
-            .spawn(move || me.read_loop(reader))
-            .expect("thread");
+        std::thread::Builder::new().name("server".into()).spawn(move || me.read_loop(reader)).expect("thread");
     }
 
     fn read_loop(self: Arc<Server>, stream: TcpStream) {

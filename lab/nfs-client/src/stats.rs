@@ -14,9 +14,10 @@ macro_rules! ops {
 
 // FUSE requests, named as the kernel names them; the nfsstat shim maps them to NFS
 // procedures.
-ops!(lookup, getattr, setattr, readlink, mknod, mkdir, unlink, rmdir, symlink, rename, link,
-     open, read, write, statfs, release, fsync, flush, opendir, readdir, releasedir, create,
-     getlk, setlk, fallocate, lseek, access);
+ops!(
+    lookup, getattr, setattr, readlink, mknod, mkdir, unlink, rmdir, symlink, rename, link, open, read, write, statfs,
+    release, fsync, flush, opendir, readdir, releasedir, create, getlk, setlk, fallocate, lseek, access
+);
 
 pub struct Stats {
     ops: Vec<AtomicU64>,
@@ -24,7 +25,7 @@ pub struct Stats {
     pub bytes_written: AtomicU64,
     pub silly_renames: AtomicU64,
     pub silly_deletes: AtomicU64,
-    pub waited: AtomicU64,        // requests that found the gate shut
+    pub waited: AtomicU64, // requests that found the gate shut
     pub enospc: AtomicU64,
     pub opens_passthrough: AtomicU64,
     pub opens_served: AtomicU64,
