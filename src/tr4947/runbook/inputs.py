@@ -9,8 +9,9 @@ found from the files themselves (nothing is listed by hand):
   every module a module or snippet starts as a program (``python -m tr4947...``: the OMB
   runner, the lab's NFS client shims), with the data files of those packages;
 * on the lab, the lab as a whole: every file of the tr4947.lab package (its hosts' scripts,
-  the bin/ wrappers it writes, the stand-ins) and the sources of the lab's NFS client
-  (lab/nfs-client), since any of them shapes what a lab run measures;
+  the bin/ wrappers it writes, the stand-ins) and the lab's NFS client layer (lab/nfs-client:
+  its Rust sources, Cargo.toml and Cargo.lock), since any of them shapes what a lab run
+  measures;
 * every snippet and playbook the notebook or those modules name;
 * the target's inventory (its files, and for a real target never a secret: inventories hold
   none, see tr4947.secrets);
@@ -18,6 +19,12 @@ found from the files themselves (nothing is listed by hand):
   version) and scripts/apt-packages.txt (the Debian packages); for a run given another
   ``kafka_version``, that release's lab/kafka/pom-<version>.xml;
 * the parameters the run was given.
+
+Each file is hashed by what it means, not by its bytes (as jupyter-cache keys a cache by
+what changes a result): a Python module by its syntax tree without comments and docstrings,
+``pyproject.toml`` by its dependency pins only (not its pytest or linter settings), every
+other file by its bytes. An edited comment or a linter setting stales nothing; a changed
+statement stales every chapter that runs it.
 
 The digest (sha256 over all of it) decides whether a chapter's committed results are still
 the ones its inputs produce; the per-file hashes name what changed when they are not.
@@ -32,6 +39,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import tomllib
+
 import nbformat
 
 from .. import paths
@@ -45,8 +54,14 @@ DATA_SUFFIXES = {".sh", ".yaml", ".yml", ".json", ".properties", ".j2", ""}
 STARTED = re.compile(r"-m\s+(tr4947(?:\.\w+)+)")
 #: On the lab, everything the lab is made of (see the module doc).
 LAB_PACKAGE = SRC / "lab"
-LAB_SOURCES = (paths.REPO / "lab" / "nfs-client",)
-LAB_SKIP = {"target", "__pycache__"}
+#: The NFS client layer as cargo builds it: its sources, manifest and lock file.
+NFS_LAYER = paths.REPO / "lab" / "nfs-client"
+NFS_LAYER_FILES = ("Cargo.toml", "Cargo.lock", "src/**/*.rs")
+LAB_SKIP = {"__pycache__"}
+#: The parts of pyproject.toml that change what is installed (its pins); the rest (pytest,
+#: import-linter, setuptools' package finding) changes no run.
+PYPROJECT_PINS = (("build-system", "requires"), ("project", "requires-python"),
+                  ("project", "dependencies"), ("project", "optional-dependencies"))
 
 
 @dataclass
@@ -72,6 +87,53 @@ class Inputs:
 
 def _hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def python_meaning(source: bytes) -> str:
+    """A module's syntax tree without docstrings (comments never reach the tree) and without
+    positions: what the interpreter runs. A file that does not parse is taken by its bytes."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return _hash(source)
+    return _hash(ast.dump(_without_docstrings(tree), include_attributes=False).encode())
+
+
+def pyproject_meaning(source: bytes) -> str:
+    """pyproject.toml by its dependency pins only (PYPROJECT_PINS)."""
+    try:
+        doc = tomllib.loads(source.decode())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return _hash(source)
+    pins = {f"{table}.{key}": doc.get(table, {}).get(key) for table, key in PYPROJECT_PINS}
+    return _hash(json.dumps(pins, sort_keys=True).encode())
+
+
+@functools.lru_cache(maxsize=None)
+def _meaning_of(path: Path, mtime_ns: int, size: int) -> str:
+    data = path.read_bytes()
+    if path.suffix == ".py":
+        return python_meaning(data)
+    if path.name == "pyproject.toml":
+        return pyproject_meaning(data)
+    return _hash(data)
+
+
+def file_hash(path: Path) -> str:
+    """The hash a file enters the digest with: its meaning (see the module doc). Cached by
+    path and stat, so the 14 chapters' digests parse each module once."""
+    st = path.stat()
+    return _meaning_of(path.resolve(), st.st_mtime_ns, st.st_size)
 
 
 def _rel(p: Path) -> str:
@@ -173,13 +235,13 @@ def module_closure(code: str, texts: tuple[str, ...] = ()) -> set[Path]:
 
 
 def lab_files() -> set[Path]:
-    """Everything the lab is made of: the tr4947.lab package and the NFS client's sources."""
-    out = set()
-    for root in (LAB_PACKAGE, *LAB_SOURCES):
-        for f in root.rglob("*") if root.is_dir() else ():
-            if f.is_file() and not LAB_SKIP & set(f.relative_to(root).parts) \
-                    and f.suffix != ".pyc":
-                out.add(f)
+    """Everything the lab is made of: the tr4947.lab package and the NFS client layer's
+    sources, manifest and lock file (not its build output or its .gitignore)."""
+    out = {f for f in LAB_PACKAGE.rglob("*")
+           if f.is_file() and not LAB_SKIP & set(f.relative_to(LAB_PACKAGE).parts)
+           and f.suffix != ".pyc"}
+    for pattern in NFS_LAYER_FILES:
+        out |= {f for f in NFS_LAYER.glob(pattern) if f.is_file()}
     return out
 
 
@@ -229,12 +291,12 @@ def chapter_inputs(notebook: Path, target, parameters: dict | None = None) -> In
     code_files = modules | package_data(modules) | (lab_files() if inv and inv.kind == "lab"
                                                      else set())
     for f in sorted(code_files):
-        files[_rel(f)] = _hash(f.read_bytes())
+        files[_rel(f)] = file_hash(f)
     for f in named_files(text, paths.SNIPPETS):
-        files[f"snippets/{f.relative_to(paths.SNIPPETS)}"] = _hash(f.read_bytes())
+        files[f"snippets/{f.relative_to(paths.SNIPPETS)}"] = file_hash(f)
     project = paths.REPO / "playbook" / "project"
     for f in named_files(text, project, (".yml", ".yaml")):
-        files[_rel(f)] = _hash(f.resolve().read_bytes())
+        files[_rel(f)] = file_hash(f)
     # The target's inventory, filed (as its results are) under the inventory directory's name.
     inv_dir = (inv.path.parent if inv.path.is_file() else inv.path) if inv else \
         paths.INVENTORY / str(target)
@@ -243,17 +305,17 @@ def chapter_inputs(notebook: Path, target, parameters: dict | None = None) -> In
         if f.is_file():
             key = _rel(f) if f.resolve().is_relative_to(paths.REPO) else \
                 f"inventory {label}/{f.relative_to(inv_dir)}"
-            files[key] = _hash(f.read_bytes())
+            files[key] = file_hash(f)
     for pin in PINS:
         f = paths.REPO / pin
         if f.exists():
-            files[pin] = _hash(f.read_bytes())
+            files[pin] = file_hash(f)
     # A run on another Kafka release than the lab's (kafka_version): that release's pins too.
     version = (parameters or {}).get("kafka_version")
     if version and version != paths.kafka_version():
         try:
             pom = paths.kafka_pom(version)
-            files[_rel(pom)] = _hash(pom.read_bytes())
+            files[_rel(pom)] = file_hash(pom)
         except FileNotFoundError:
             pass                       # a real target's own release: nothing of ours pins it
     params = {k: v for k, v in (parameters or {}).items() if k not in ("results_dir", "target")}
