@@ -97,3 +97,14 @@ def test_a_bridge_that_is_not_a_labs_control_port_does_not_count(routes):
     routes.write_text(WITH_TWO)
     with pytest.raises(netguard.LabNetworkDown, match="via br-test"):
         netguard.check("198.19.7.1")
+
+
+def test_the_lab_address_range_is_defined_once():
+    """netguard.LAB_RANGE is the lab's range; every other module takes it from there (five
+    modules had their own copy, free to drift apart)."""
+    import re
+    from tr4947 import paths
+    defined = re.compile(r"ip_network\(\s*[\"']198\.1[89]\.")
+    where = [str(f.relative_to(paths.REPO)) for f in (paths.REPO / "src").rglob("*.py")
+             if defined.search(f.read_text())]
+    assert where == ["src/tr4947/netguard.py"], where

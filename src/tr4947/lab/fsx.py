@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_json
+from ..netguard import LAB_RANGE
 
 CREATE_SECONDS = 3.0          # how long a new file system stays CREATING
 #: The storage stand-in's management address: the file systems' management endpoint. The
@@ -366,9 +367,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     host, _, port = args.listen.rpartition(":")
     addr = ipaddress.ip_address(host)
-    if not (addr.is_loopback or addr in ipaddress.ip_network("198.18.0.0/15")):
+    if not (addr.is_loopback or addr in LAB_RANGE):
         ap.error(f"--listen {args.listen}: the lab listens on its own network "
-                 "(198.18.0.0/15) or loopback only")
+                 f"({LAB_RANGE}) or loopback only")
     LAB_MGMT_ADDRESS = args.management
     server, creds = serve(host, int(port), ontap_root=args.state_root)
     write_credentials(args.state_root, creds)

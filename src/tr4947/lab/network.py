@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..netguard import CONTROL_PREFIX, route_owner
+from ..netguard import CONTROL_PREFIX, LAB_RANGE, route_owner
 
 NETNS_DIR = Path("/run/netns")
 
@@ -68,8 +68,8 @@ class Network:
     @classmethod
     def for_lab(cls, state_root: Path, subnet: str, control_address: str) -> "Network":
         net = ipaddress.ip_network(subnet)
-        if not net.subnet_of(ipaddress.ip_network("198.18.0.0/15")) and not net.is_loopback:
-            raise NetworkError(f"lab_network {subnet} is outside 198.18.0.0/15 (the range set "
+        if not net.subnet_of(LAB_RANGE) and not net.is_loopback:
+            raise NetworkError(f"lab_network {subnet} is outside {LAB_RANGE} (the range set "
                                "aside for benchmarking networks): the lab never addresses "
                                "anything that could exist outside this machine")
         if ipaddress.ip_address(control_address) not in net:

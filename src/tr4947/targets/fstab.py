@@ -21,10 +21,10 @@ import ipaddress
 import re
 from typing import Mapping
 
+from ..netguard import LAB_RANGE
 from .files import BACKUP_SUFFIX, plain_path, snippet_path
 
 FSTAB = "/etc/fstab"
-LAB_RANGE = ipaddress.ip_network("198.18.0.0/15")
 LINES_VAR = "FSTAB_LINES"
 
 ADD_SCRIPT = r"""# Add the lines in $FSTAB_LINES to {fstab}: a line already there is not added twice and
@@ -101,7 +101,7 @@ def with_servers(text: str, servers: Mapping[str, str] | str | None) -> str:
 
 
 def lab_servers(text: str, own: set[str] = frozenset()) -> list[str]:
-    """Servers of the mount lines that are lab addresses (the lab network, 198.18.0.0/15, or
+    """Servers of the mount lines that are lab addresses (the lab network, netguard.LAB_RANGE, or
     loopback) and not among ``own`` (the target's own data LIFs): an address from the
     guide's snippets, which must never go into another system's fstab."""
     found = []

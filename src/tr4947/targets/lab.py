@@ -19,10 +19,9 @@ from typing import Iterable
 
 from .. import secrets
 from ..inventory import Host, Inventory, InventoryError
+from ..netguard import LAB_RANGE
 from ..transports import ssh
 from .base import Target
-
-LAB_RANGE = ipaddress.ip_network("198.18.0.0/15")
 
 
 def check_lab_addresses(inv: Inventory) -> None:
