@@ -406,22 +406,29 @@ impl Fs {
     }
 
     /// nfs_sillyrename(): rename an open file to .nfs<fileid><counter> in its directory.
-    fn silly_rename(&self, dir: &Arc<OwnedFd>, name: &CString, ino: u64) -> Result<(), Errno> {
+    /// False (nothing renamed) when its last handle closed since the caller found it open.
+    ///
+    /// The open count is checked again and the rename done under the inode table's lock,
+    /// the lock release takes to count a close and to take the .nfs name to remove: a last
+    /// close comes either before (then nothing is renamed; the caller unlinks) or after the
+    /// .nfs name is recorded (then that close removes it), never in between, where it would
+    /// leave the .nfs file behind for good.
+    fn silly_rename(&self, dir: &Arc<OwnedFd>, name: &CString, ino: u64) -> Result<bool, Errno> {
         let silly = loop {
             let n = CString::new(names::silly_name(ino, self.counter.next())).unwrap();
             if fstatat(dir.as_raw_fd(), &n).is_err() {
                 break n;
             }
         };
+        let dup = Arc::new(dir.try_clone().map_err(Errno::from)?);
+        let mut inner = self.inner.lock().unwrap();
+        let Some(i) = inner.inodes.get_mut(&ino).filter(|i| i.opens > 0) else { return Ok(false) };
         // SAFETY: renameat on valid descriptors and names.
         check(unsafe { libc::renameat(dir.as_raw_fd(), name.as_ptr(), dir.as_raw_fd(), silly.as_ptr()) })?;
-        let dup = dir.try_clone().map_err(Errno::from)?;
-        let mut inner = self.inner.lock().unwrap();
-        if let Some(i) = inner.inodes.get_mut(&ino) {
-            i.silly = Some((Arc::new(dup), silly));
-        }
+        i.silly = Some((dup, silly));
+        drop(inner);
         self.sh.stats.silly_renames.fetch_add(1, Relaxed);
-        Ok(())
+        Ok(true)
     }
 
     /// Open a backing file for a new handle and answer with passthrough or served I/O.
@@ -485,9 +492,67 @@ impl Fs {
         }
     }
 
+    /// unlink: silly-renamed while open through this mount (silly-rename), removed otherwise.
+    fn remove(&self, parent: INodeNo, name: &OsStr) -> Result<(), Errno> {
+        self.writable()?;
+        let dir = self.ifd(parent)?;
+        let n = cstr(name)?;
+        if self.sh.semantics == Semantics::SillyRename {
+            if let Some(ino) = self.open_inode_at(dir.as_raw_fd(), &n) {
+                window();
+                if self.silly_rename(&dir, &n, ino)? {
+                    return Ok(());
+                }
+            }
+        }
+        // SAFETY: plain syscall.
+        check(unsafe { libc::unlinkat(dir.as_raw_fd(), n.as_ptr(), 0) }).map(|_| ())
+    }
+
+    /// release: drop a handle; the last close of a silly-renamed file removes its .nfs name.
+    fn close(&self, ino: INodeNo, fh: FileHandle) {
+        let silly = {
+            let mut inner = self.inner.lock().unwrap();
+            inner.handles.remove(&fh.0);
+            let mut silly = None;
+            let mut gone = false;
+            if let Some(i) = inner.inodes.get_mut(&ino.0) {
+                i.opens = i.opens.saturating_sub(1);
+                if i.opens == 0 {
+                    silly = i.silly.take();
+                    gone = i.nlookup == 0;
+                }
+            }
+            if gone {
+                inner.inodes.remove(&ino.0);
+            }
+            silly
+        };
+        if let Some((dir, name)) = silly {
+            // The last close: the client removes its .nfs file.
+            // SAFETY: plain syscall.
+            if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } == 0 {
+                self.sh.stats.silly_deletes.fetch_add(1, Relaxed);
+            }
+        }
+    }
+
     fn backing_ino(&self, ino: INodeNo) -> u64 {
         let inner = self.inner.lock().unwrap();
         inner.inodes.get(&ino.0).map(|i| i.backing_ino).unwrap_or(ino.0)
+    }
+}
+
+// Tests widen the window between unlink's open check and its rename (see the race test).
+#[cfg(test)]
+thread_local! {
+    static WINDOW: std::cell::RefCell<Option<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(None) };
+}
+
+fn window() {
+    #[cfg(test)]
+    if let Some(f) = WINDOW.with(|w| w.borrow_mut().take()) {
+        f();
     }
 }
 
@@ -678,18 +743,7 @@ impl Filesystem for Fs {
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         self.enter(Op::unlink);
-        let r = (|| {
-            self.writable()?;
-            let dir = self.ifd(parent)?;
-            let n = cstr(name)?;
-            if self.sh.semantics == Semantics::SillyRename {
-                if let Some(ino) = self.open_inode_at(dir.as_raw_fd(), &n) {
-                    return self.silly_rename(&dir, &n, ino);
-                }
-            }
-            // SAFETY: plain syscall.
-            check(unsafe { libc::unlinkat(dir.as_raw_fd(), n.as_ptr(), 0) }).map(|_| ())
-        })();
+        let r = self.remove(parent, name);
         match r {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(e),
@@ -753,7 +807,7 @@ impl Filesystem for Fs {
                 if let Some(ino) = self.open_inode_at(ndir.as_raw_fd(), &nn) {
                     let src = fstatat(dir.as_raw_fd(), &n)?;
                     if self.ino_of(src.st_ino) != ino {
-                        self.silly_rename(&ndir, &nn, ino)?;
+                        self.silly_rename(&ndir, &nn, ino)?; // false: closed since; replaced below
                     }
                 }
             }
@@ -912,30 +966,7 @@ impl Filesystem for Fs {
         if let Some(o) = lock_owner {
             self.unlock_owner(self.backing_ino(ino), o.0); // flock() locks go with the file
         }
-        let silly = {
-            let mut inner = self.inner.lock().unwrap();
-            inner.handles.remove(&fh.0);
-            let mut silly = None;
-            let mut gone = false;
-            if let Some(i) = inner.inodes.get_mut(&ino.0) {
-                i.opens = i.opens.saturating_sub(1);
-                if i.opens == 0 {
-                    silly = i.silly.take();
-                    gone = i.nlookup == 0;
-                }
-            }
-            if gone {
-                inner.inodes.remove(&ino.0);
-            }
-            silly
-        };
-        if let Some((dir, name)) = silly {
-            // The last close: the client removes its .nfs file.
-            // SAFETY: plain syscall.
-            if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } == 0 {
-                self.sh.stats.silly_deletes.fetch_add(1, Relaxed);
-            }
-        }
+        self.close(ino, fh);
         reply.ok();
     }
 
@@ -1271,5 +1302,90 @@ mod tests {
             Mode { passthrough: false, reason: String::new() },
         );
         assert_eq!(sh.room(1 << 40), 1 << 40);
+    }
+
+    /// A scratch backing directory, removed when dropped.
+    struct Scratch(std::path::PathBuf);
+
+    impl Scratch {
+        fn new(what: &str) -> Scratch {
+            let n = std::sync::atomic::AtomicU64::new(0);
+            let p = std::env::temp_dir().join(format!(
+                "tr4947-nfs-{what}-{}-{:?}-{}",
+                std::process::id(),
+                std::thread::current().id(),
+                n.fetch_add(1, Relaxed)
+            ));
+            std::fs::create_dir_all(&p).unwrap();
+            Scratch(p)
+        }
+
+        fn names(&self) -> Vec<String> {
+            let mut v: Vec<String> =
+                std::fs::read_dir(&self.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+            v.sort();
+            v
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn mount(dir: &std::path::Path, semantics: Semantics, server: Option<Arc<Server>>) -> Arc<Fs> {
+        let sh = Arc::new(Shared::new(
+            semantics,
+            Arc::new(Gate::default()),
+            server,
+            Mode { passthrough: false, reason: String::new() },
+        ));
+        Arc::new(Fs::new(dir, sh, Counter::new(None), false, false).unwrap())
+    }
+
+    /// What the kernel does for open(): look the name up, open the inode.
+    fn open_file(fs: &Fs, name: &str) -> (INodeNo, FileHandle) {
+        let a = fs.lookup_entry(fs.ifd(INodeNo(1)).unwrap().as_raw_fd(), &CString::new(name).unwrap()).unwrap();
+        let file = File::open(proc_path(fs.ifd(a.ino).unwrap().as_raw_fd()).to_str().unwrap()).unwrap();
+        let (fh, _) = fs.new_handle(a.ino.0, file, |_| unreachable!("no passthrough"));
+        (a.ino, fh)
+    }
+
+    #[test]
+    fn silly_rename_and_last_close_remove_the_file() {
+        let d = Scratch::new("silly");
+        std::fs::write(d.0.join("f"), b"x").unwrap();
+        let fs = mount(&d.0, Semantics::SillyRename, None);
+        let (ino, fh) = open_file(&fs, "f");
+        fs.remove(INodeNo(1), OsStr::new("f")).unwrap();
+        let left = d.names();
+        assert_eq!(left.len(), 1);
+        assert!(left[0].starts_with(".nfs"), "{left:?}");
+        fs.close(ino, fh);
+        assert_eq!(d.names(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_last_close_during_unlink_leaves_no_nfs_file() {
+        // unlink finds the file open; before it renames the file, the last close comes
+        // (another FUSE thread). Either unlink removes the file (the close came first) or the
+        // close removes the .nfs name (the rename came first): nothing may be left.
+        let d = Scratch::new("race");
+        std::fs::write(d.0.join("f"), b"x").unwrap();
+        let fs = mount(&d.0, Semantics::SillyRename, None);
+        let (ino, fh) = open_file(&fs, "f");
+        let closer: Arc<Mutex<Option<std::thread::JoinHandle<()>>>> = Arc::default();
+        let (fs2, c2) = (fs.clone(), closer.clone());
+        WINDOW.with(|w| {
+            *w.borrow_mut() = Some(Box::new(move || {
+                *c2.lock().unwrap() = Some(std::thread::spawn(move || fs2.close(ino, fh)));
+                std::thread::sleep(Duration::from_millis(300)); // time enough for the close
+            }))
+        });
+        fs.remove(INodeNo(1), OsStr::new("f")).unwrap();
+        let closer = closer.lock().unwrap().take().expect("unlink found the file open");
+        closer.join().unwrap();
+        assert_eq!(d.names(), Vec::<String>::new(), "a .nfs file left behind for good");
     }
 }
