@@ -51,7 +51,7 @@ pub fn mode_text(sh: &Shared, version: &str) -> String {
     }
 }
 
-fn answer(req: &Value, sh: &Shared, info: &Info) -> Value {
+pub(crate) fn answer(req: &Value, sh: &Shared, info: &Info) -> Value {
     match req["op"].as_str() {
         Some("status") => status(sh, info),
         Some("pause") => {

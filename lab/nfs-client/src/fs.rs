@@ -106,28 +106,30 @@ impl Shared {
 
     /// The volume's (size, used) as the storage stand-in accounts it, fetched now.
     pub fn space_now(&self) -> Option<(u64, u64)> {
-        let mut sp = self.space.lock().unwrap();
-        self.refresh(&mut sp).then_some((sp.size, sp.used))
+        self.refresh()
     }
 
     /// The last accounting seen (size, used, bytes written since), without asking.
     pub fn space_seen(&self) -> Option<(u64, u64, u64)> {
         let sp = self.space.lock().unwrap();
-        sp.at.map(|_| (sp.size, sp.used, sp.delta))
+        sp.at.map(|_| (sp.size, sp.used, sp.since()))
     }
 
-    fn refresh(&self, sp: &mut Space) -> bool {
-        let Some(srv) = &self.server else { return false };
-        match srv.call(json!({"op": "space"})) {
-            Ok(v) => {
-                sp.size = v["size"].as_u64().unwrap_or(u64::MAX);
-                sp.used = v["used"].as_u64().unwrap_or(0);
-                sp.at = Some(Instant::now());
-                sp.delta = 0;
-                true
-            }
-            Err(_) => false,
-        }
+    /// Ask the stand-in for the volume's space. The call waits out a disconnection (a LIF
+    /// move, an outage), so the space lock is not held across it: status and statfs read or
+    /// ask meanwhile. What this mount writes while the question is out is counted on top of
+    /// the answer, as it was when writes waited for the lock.
+    fn refresh(&self) -> Option<(u64, u64)> {
+        let srv = self.server.as_ref()?;
+        let asked_at = self.space.lock().unwrap().written;
+        let v = srv.call(json!({"op": "space"})).ok()?;
+        let (size, used) = (v["size"].as_u64().unwrap_or(u64::MAX), v["used"].as_u64().unwrap_or(0));
+        let mut sp = self.space.lock().unwrap();
+        sp.size = size;
+        sp.used = used;
+        sp.at = Some(Instant::now());
+        sp.base = asked_at;
+        Some((size, used))
     }
 
     /// How many of `want` new bytes the volume still takes (the stand-in's accounting,
@@ -137,21 +139,19 @@ impl Shared {
         if self.server.is_none() {
             return want;
         }
-        let mut sp = self.space.lock().unwrap();
-        let stale = |sp: &Space, age: Duration| sp.at.is_none_or(|t| t.elapsed() > age);
-        if stale(&sp, Duration::from_secs(1)) {
-            self.refresh(&mut sp);
+        let stale = self.space.lock().unwrap().at.is_none_or(|t| t.elapsed() > Duration::from_secs(1));
+        if stale {
+            self.refresh();
         }
-        let avail = |sp: &Space| sp.size.saturating_sub(sp.used).saturating_sub(sp.delta);
-        if want > avail(&sp) {
-            self.refresh(&mut sp);
+        if want > self.space.lock().unwrap().avail() {
+            self.refresh();
         }
-        want.min(avail(&sp))
+        want.min(self.space.lock().unwrap().avail())
     }
 
     fn wrote(&self, grew: u64) {
         if grew > 0 {
-            self.space.lock().unwrap().delta += grew;
+            self.space.lock().unwrap().written += grew;
         }
     }
 }
@@ -161,7 +161,19 @@ struct Space {
     size: u64,
     used: u64,
     at: Option<Instant>,
-    delta: u64,
+    written: u64, // bytes this mount grew files by, all told
+    base: u64,    // `written` when the last answer's question was sent
+}
+
+impl Space {
+    /// Bytes written since the question of the last answer was sent.
+    fn since(&self) -> u64 {
+        self.written.saturating_sub(self.base)
+    }
+
+    fn avail(&self) -> u64 {
+        self.size.saturating_sub(self.used).saturating_sub(self.since())
+    }
 }
 
 struct Inode {
@@ -1387,5 +1399,89 @@ mod tests {
         let closer = closer.lock().unwrap().take().expect("unlink found the file open");
         closer.join().unwrap();
         assert_eq!(d.names(), Vec::<String>::new(), "a .nfs file left behind for good");
+    }
+
+    /// The storage stand-in's NFS service, enough of it for the space accounting: the
+    /// session upgrade, hello, and answers to every request but the first "space" one, which
+    /// it keeps unanswered (as a server that went away during a LIF move). Sends on `asked`
+    /// when that request arrives.
+    fn stalling_server(asked: std::sync::mpsc::Sender<()>) -> String {
+        use std::io::{BufRead, BufReader, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        std::thread::spawn(move || {
+            let (s, _) = l.accept().unwrap();
+            let mut rd = BufReader::new(s.try_clone().unwrap());
+            let mut w = s;
+            let mut line = String::new();
+            while rd.read_line(&mut line).unwrap() > 0 && line != "\r\n" {
+                line.clear();
+            }
+            w.write_all(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: tr4947-nfs\r\n\r\n").unwrap();
+            let mut stalled = false;
+            for line in rd.lines() {
+                let Ok(line) = line else { return };
+                let req: serde_json::Value = serde_json::from_str(&line).unwrap();
+                if req["op"] == "space" && !stalled {
+                    stalled = true;
+                    let _ = asked.send(());
+                    continue;
+                }
+                let answer = json!({"id": req["id"], "ok": true, "size": 1u64 << 30, "used": 1u64 << 20});
+                if w.write_all(format!("{answer}\n").as_bytes()).is_err() {
+                    return;
+                }
+            }
+        });
+        addr
+    }
+
+    /// Run `f` in a thread; its result if it comes within `limit`.
+    fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(limit).ok()
+    }
+
+    #[test]
+    fn status_and_statfs_answer_while_a_space_refresh_waits_on_the_server() {
+        // A write asks the server for the volume's space and the server does not answer
+        // (the LIF is moving; the gate is shut). status must still answer from what the
+        // layer last heard, and statfs's own question must not queue behind the write's.
+        let (tx, asked) = std::sync::mpsc::channel();
+        let addr = stalling_server(tx);
+        let gate = Arc::new(Gate::default());
+        let srv = Server::new(&addr, "m1", gate.clone());
+        srv.start().unwrap();
+        let sh = Arc::new(Shared::new(
+            Semantics::PosixUnlink,
+            gate.clone(),
+            Some(srv.clone()),
+            Mode { passthrough: false, reason: String::new() },
+        ));
+        let writer = {
+            let sh = sh.clone();
+            std::thread::spawn(move || sh.room(4096))
+        };
+        asked.recv_timeout(Duration::from_secs(5)).expect("the write asked the server for space");
+        gate.pause(None);
+        let info = Arc::new(crate::control::Info {
+            version: "test",
+            backing: String::new(),
+            mountpoint: String::new(),
+            source: String::new(),
+        });
+        let (sh2, info2) = (sh.clone(), info.clone());
+        let status =
+            within(Duration::from_secs(2), move || crate::control::answer(&json!({"op": "status"}), &sh2, &info2));
+        let sh3 = sh.clone();
+        let statfs = within(Duration::from_secs(2), move || sh3.space_now());
+        srv.stop(); // ends the write's call
+        let _ = writer.join();
+        let status = status.expect("status answered within 2 s");
+        assert_eq!(status["paused"], true);
+        assert_eq!(statfs.expect("statfs answered within 2 s"), Some((1 << 30, 1 << 20)));
     }
 }
