@@ -21,6 +21,7 @@ site: setup ## install everything, run the chapters whose inputs changed on the 
 
 # Build the site from what is committed/rendered, without running anything.
 site-only: setup ## build the guide from the committed results, running nothing
+	@$(PY) -m tr4947.runbook --status   # what is current: each result says so on its page
 	@$(ANTORA) antora-playbook.yml
 	@echo "Site built: open file://$(CURDIR)/build/site/index.html (French: build/site/tr4947/fr/index.html, Japanese: build/site/tr4947/ja/index.html)"
 

@@ -14,6 +14,11 @@ CACHE = Path(os.environ.get("TR4947_CACHE", Path.home() / ".cache" / "tr4947"))
 #: Build outputs (executed notebooks, site) live under build/ in the checkout.
 BUILD = REPO / "build"
 
+#: What the guide's sources give now, per chapter (the digest of its inputs): written by the
+#: runbook (`tr4947 runbook`, `--status`), read by the site build so each result can say
+#: whether it is current.
+CURRENT = BUILD / "generated" / "current.json"
+
 #: Runtime state of the embedded lab: volumes, mounts, process ids, logs.
 #: Kept outside the checkout so a crashed lab never leaves files in the work tree.
 LAB_STATE = Path(os.environ.get("TR4947_LAB_STATE", "/tmp/tr4947-lab"))

@@ -57,7 +57,7 @@ def run_record(results, target, kind="lab", chapter="functional-validation", **e
     recs = record.read(rec.finish())
     run = {"id": f"20261124T000000Z-{target[:6]}", "target": target, "kind": kind,
            "started": "2026-11-24T00:00:00+00:00", "finished": "2026-11-24T00:05:00+00:00",
-           "commit": "a" * 40, "inputs_changed_since_commit": [], "digest": "d" * 16,
+           "commit": "a" * 40, "digest": "d" * 16,
            "parameters": {"scale": 0.01}, "versions": {"Kafka": "4.1.1"}}
     run.update(extra.pop("run", {}))
     doc = {"notebook": "functional-validation", "chapter": chapter, "run": run,
@@ -108,16 +108,29 @@ def test_the_pdf_prints_the_prompt_and_no_toggles(tmp_path):
         pdf(out / PARTIALS / "lab/functional-validation/FV-4.adoc")
 
 
-def test_a_changed_input_is_a_visible_warning(tmp_path):
-    run_record(tmp_path / "results", "lab", run={"inputs_changed_since_commit": [
-        "notebooks/cpu-utilization.ipynb", "src/a.py", "src/b.py", "src/c.py", "src/d.py"]})
-    out = tmp_path / "gen"
-    render.render_all(tmp_path / "results", out)
-    fv3 = site(out / PARTIALS / "lab/functional-validation/FV-3.adoc")
-    warning = re.search(r"\[WARNING\.inputs-changed\]\n(.*)\n", fv3).group(1)
-    assert "5 files: `notebooks/cpu-utilization.ipynb`, `src/a.py`, `src/b.py` and 2 more" \
-        in warning
-    assert fv3.index("[WARNING.inputs-changed]") < fv3.index("[.provenance]")
+def test_a_result_says_whether_it_is_current(tmp_path, monkeypatch):
+    """Told what the guide's sources give now (`tr4947 runbook --status --json`), a result
+    says it is current when its digest is that one, and warns when it is not; told nothing,
+    it states only its digest (never how the developer's tree was committed)."""
+    run_record(tmp_path / "results", "lab")
+    status = tmp_path / "current.json"
+    for now, expect in (("d" * 16, "current"), ("e" * 16, "stale"), (None, None)):
+        rows = [{"chapter": "functional-validation", "digest": now}] if now else []
+        status.write_text(json.dumps({"target": "lab", "chapters": rows}))
+        monkeypatch.setattr(render, "CURRENT", render.load_current(status))
+        out = tmp_path / f"gen-{expect}"
+        render.render_all(tmp_path / "results", out)
+        fv3 = site(out / PARTIALS / "lab/functional-validation/FV-3.adoc")
+        digest = re.search(r"Inputs digest:: (.*)\n", fv3).group(1)
+        if expect == "current":
+            assert digest == "`dddddddddddddddd` (current: the guide's sources give the same " \
+                             "digest)" and "WARNING" not in fv3
+        elif expect == "stale":
+            warning = re.search(r"\[WARNING\.inputs-changed\]\n(.*)\n", fv3).group(1)
+            assert "now give `eeeeeeeeeeeeeeee`" in warning
+            assert fv3.index("[WARNING.inputs-changed]") < fv3.index("[.provenance]")
+        else:
+            assert digest == "`dddddddddddddddd`" and "WARNING" not in fv3
 
 
 def test_every_edition_gets_its_own_words_and_charts(tmp_path):

@@ -75,7 +75,8 @@ def build_parser() -> Parser:
                    help="say which chapters are up to date and why the others would run")
     p.add_argument("--json", action="store_true",
                    help="with --status: one JSON document {target, results, chapters: [{chapter, "
-                        "up_to_date, why, run}]}")
+                        "up_to_date, why, run, digest}]} (the site build reads it to say on "
+                        "each result whether it is current)")
     p.add_argument("--results", type=Path, default=None, metavar="DIR",
                    help="where run records go (default: results/ in the repository)")
     return p

@@ -104,6 +104,17 @@ class Runner:
                                           if len(changed) > 6 else "")
         return inputs, f"inputs changed since run {run.get('id')}: {shown or 'parameters'}"
 
+    def note_current(self, rows: list[dict]) -> None:
+        """Tell the site build what the guide's sources give now (chapter -> digest), so each
+        result can say whether it is current (paths.CURRENT). Only for
+        the committed results root: a bench's temporary root says nothing about the guide."""
+        if self.results.resolve() != RESULTS.resolve():
+            return
+        from ..atomic import write_json
+        paths.CURRENT.parent.mkdir(parents=True, exist_ok=True)
+        write_json(paths.CURRENT, {"target": self.label, "chapters": [
+            {"chapter": r["chapter"], "digest": r["digest"]} for r in rows]})
+
     def status(self, selected: list[str] | None, given: dict) -> list[dict]:
         chs = self.chapters(selected)
         self.check(chs, given)
@@ -112,7 +123,10 @@ class Runner:
             _inputs, why = self.freshness(ch, given)
             rec = store.committed(self.label, ch.name, self.results)
             out.append({"chapter": ch.name, "up_to_date": why is None,
-                        "run": (rec or {}).get("run", {}) and rec["run"]["id"], "why": why})
+                        "run": (rec or {}).get("run", {}) and rec["run"]["id"], "why": why,
+                        "digest": _inputs.digest})
+        if selected is None and not given:
+            self.note_current(out)
         return out
 
     # --- running ------------------------------------------------------------------------------
@@ -122,9 +136,11 @@ class Runner:
         chs = self.chapters(selected)
         self.check(chs, given)
         outcomes: list[Outcome] = []
+        current: list[dict] = []
         try:
             for i, ch in enumerate(chs, 1):
                 inputs, why = self.freshness(ch, given)
+                current.append({"chapter": ch.name, "digest": inputs.digest})
                 if force or selected:
                     why = why or ("forced" if force else "named on the command line")
                 if why is None:
@@ -139,6 +155,8 @@ class Runner:
         finally:
             if self._target is not None:
                 self._target.close()
+        if selected is None and not given:
+            self.note_current(current)
         return outcomes
 
     def run_one(self, chapter: Chapter, given: dict, inputs: Inputs) -> Outcome:

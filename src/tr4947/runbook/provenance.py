@@ -1,7 +1,8 @@
 """Where a run's results came from: the run's provenance, as its record carries it.
 
 Run id, target and kind, start and end, the parent commit (one that exists in the history),
-the digest of the run's inputs and which of them differed from that commit, the parameters,
+the digest of the run's inputs with each input's hash (what a later build compares to say
+whether the result is still current: tr4947.runbook.execute.Runner.status), the parameters,
 and the versions of what ran: Kafka, Java, Python and the Python packages that do the work,
 the Debian packages of the lab's tools, and what stood in for real systems on the target.
 """
@@ -25,23 +26,6 @@ def git(*args: str) -> str:
                               check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return ""
-
-
-def changed_since_commit(files) -> list[str]:
-    """Which of ``files`` (repo-relative) differ from HEAD or are not in it. ``-z`` output:
-    NUL-separated entries, two status characters and a space before each path, a rename's
-    old path as the next entry."""
-    out = git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *files)
-    entries = out.split("\0")
-    changed, skip = set(), False
-    for e in entries:
-        if skip:
-            skip = False
-            continue
-        if len(e) > 3:
-            changed.add(e[3:])
-            skip = e[0] in "RC"
-    return sorted(changed)
 
 
 @functools.lru_cache(maxsize=None)
@@ -76,7 +60,6 @@ def provenance(run_id: str, inputs: Inputs, kind: str, started: str, finished: s
     return {"id": run_id, "target": inputs.target, "kind": kind,
             "started": started, "finished": finished,
             "commit": git("rev-parse", "HEAD").strip(),
-            "inputs_changed_since_commit": changed_since_commit(inputs.files),
             "digest": inputs.digest, "inputs": inputs.files,
             "parameters": inputs.parameters,
             "versions": versions(inputs.parameters, stand_ins)}
