@@ -26,12 +26,13 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fuser::{
-    AccessFlags, BackingId, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo,
-    InitFlags, KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
-    ReplyEmpty, ReplyEntry, ReplyLock, ReplyLseek, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
+    AccessFlags, BackingId, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
+    KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty,
+    ReplyEntry, ReplyLock, ReplyLseek, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
 };
 use serde_json::json;
 
+use crate::error::Error;
 use crate::gate::Gate;
 use crate::names::{self, Counter};
 use crate::server::{CallError, Server};
@@ -210,15 +211,15 @@ pub struct Fs {
     uid: u32,
 }
 
-fn cstr(name: &OsStr) -> Result<CString, Errno> {
-    CString::new(name.as_bytes()).map_err(|_| Errno::EINVAL)
+fn cstr(name: &OsStr) -> Result<CString, Error> {
+    CString::new(name.as_bytes()).map_err(|_| Error::NulInName)
 }
 
-fn last() -> Errno {
-    Errno::from(io::Error::last_os_error())
+fn last() -> Error {
+    Error::last_os()
 }
 
-fn check(r: libc::c_int) -> Result<libc::c_int, Errno> {
+fn check(r: libc::c_int) -> Result<libc::c_int, Error> {
     if r < 0 {
         Err(last())
     } else {
@@ -230,7 +231,7 @@ fn proc_path(fd: RawFd) -> CString {
     CString::new(format!("/proc/self/fd/{fd}")).unwrap()
 }
 
-fn fstat(fd: RawFd) -> Result<libc::stat, Errno> {
+fn fstat(fd: RawFd) -> Result<libc::stat, Error> {
     // SAFETY: st is fully written by a successful fstatat; "" with AT_EMPTY_PATH is the fd.
     unsafe {
         let mut st: libc::stat = std::mem::zeroed();
@@ -239,7 +240,7 @@ fn fstat(fd: RawFd) -> Result<libc::stat, Errno> {
     }
 }
 
-fn fstatat(dir: RawFd, name: &CString) -> Result<libc::stat, Errno> {
+fn fstatat(dir: RawFd, name: &CString) -> Result<libc::stat, Error> {
     // SAFETY: as above.
     unsafe {
         let mut st: libc::stat = std::mem::zeroed();
@@ -248,7 +249,7 @@ fn fstatat(dir: RawFd, name: &CString) -> Result<libc::stat, Errno> {
     }
 }
 
-fn openat(dir: RawFd, name: &CString, flags: i32, mode: u32) -> Result<OwnedFd, Errno> {
+fn openat(dir: RawFd, name: &CString, flags: i32, mode: u32) -> Result<OwnedFd, Error> {
     // SAFETY: a successful openat returns a new descriptor we own.
     let fd = check(unsafe { libc::openat(dir, name.as_ptr(), flags | libc::O_CLOEXEC, mode) })?;
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
@@ -348,17 +349,17 @@ impl Fs {
         }
     }
 
-    fn ifd(&self, ino: INodeNo) -> Result<Arc<OwnedFd>, Errno> {
+    fn ifd(&self, ino: INodeNo) -> Result<Arc<OwnedFd>, Error> {
         let inner = self.inner.lock().unwrap();
-        inner.inodes.get(&ino.0).map(|i| i.fd.clone()).ok_or(Errno::ESTALE)
+        inner.inodes.get(&ino.0).map(|i| i.fd.clone()).ok_or(Error::StaleInode(ino.0))
     }
 
-    fn handle(&self, fh: FileHandle) -> Result<Arc<Handle>, Errno> {
-        self.inner.lock().unwrap().handles.get(&fh.0).cloned().ok_or(Errno::EBADF)
+    fn handle(&self, fh: FileHandle) -> Result<Arc<Handle>, Error> {
+        self.inner.lock().unwrap().handles.get(&fh.0).cloned().ok_or(Error::BadHandle(fh.0))
     }
 
     /// Look `name` up in `dir` and count one more kernel reference to its inode.
-    fn lookup_entry(&self, dir: RawFd, name: &CString) -> Result<FileAttr, Errno> {
+    fn lookup_entry(&self, dir: RawFd, name: &CString) -> Result<FileAttr, Error> {
         let fd = openat(dir, name, libc::O_PATH | libc::O_NOFOLLOW, 0)?;
         let st = fstat(fd.as_raw_fd())?;
         let ino = self.ino_of(st.st_ino);
@@ -382,18 +383,18 @@ impl Fs {
         self.sh.stats.count(op);
     }
 
-    fn writable(&self) -> Result<(), Errno> {
+    fn writable(&self) -> Result<(), Error> {
         if self.read_only {
-            Err(Errno::EROFS)
+            Err(Error::ReadOnly)
         } else {
             Ok(())
         }
     }
 
-    fn not_full(&self) -> Result<(), Errno> {
+    fn not_full(&self) -> Result<(), Error> {
         if self.sh.room(1) == 0 {
             self.sh.stats.enospc.fetch_add(1, Relaxed);
-            return Err(Errno::ENOSPC);
+            return Err(Error::NoSpace);
         }
         Ok(())
     }
@@ -425,14 +426,14 @@ impl Fs {
     /// close comes either before (then nothing is renamed; the caller unlinks) or after the
     /// .nfs name is recorded (then that close removes it), never in between, where it would
     /// leave the .nfs file behind for good.
-    fn silly_rename(&self, dir: &Arc<OwnedFd>, name: &CString, ino: u64) -> Result<bool, Errno> {
+    fn silly_rename(&self, dir: &Arc<OwnedFd>, name: &CString, ino: u64) -> Result<bool, Error> {
         let silly = loop {
             let n = CString::new(names::silly_name(ino, self.counter.next())).unwrap();
             if fstatat(dir.as_raw_fd(), &n).is_err() {
                 break n;
             }
         };
-        let dup = Arc::new(dir.try_clone().map_err(Errno::from)?);
+        let dup = Arc::new(dir.try_clone()?);
         let mut inner = self.inner.lock().unwrap();
         let Some(i) = inner.inodes.get_mut(&ino).filter(|i| i.opens > 0) else { return Ok(false) };
         // SAFETY: renameat on valid descriptors and names.
@@ -505,7 +506,7 @@ impl Fs {
     }
 
     /// unlink: silly-renamed while open through this mount (silly-rename), removed otherwise.
-    fn remove(&self, parent: INodeNo, name: &OsStr) -> Result<(), Errno> {
+    fn remove(&self, parent: INodeNo, name: &OsStr) -> Result<(), Error> {
         self.writable()?;
         let dir = self.ifd(parent)?;
         let n = cstr(name)?;
@@ -604,7 +605,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -635,7 +636,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(st) => reply.attr(&TTL, &self.attr(&st)),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -694,7 +695,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(st) => reply.attr(&TTL, &self.attr(&st)),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -713,7 +714,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(b) => reply.data(&b),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -731,7 +732,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -749,7 +750,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -758,7 +759,7 @@ impl Filesystem for Fs {
         let r = self.remove(parent, name);
         match r {
             Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -774,7 +775,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -793,7 +794,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -829,7 +830,7 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -849,13 +850,13 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
         self.enter(Op::open);
-        let r = (|| {
+        let r: Result<_, Error> = (|| {
             let acc = flags.0 & libc::O_ACCMODE;
             if acc != libc::O_RDONLY || flags.0 & libc::O_TRUNC != 0 {
                 self.writable()?;
@@ -874,7 +875,7 @@ impl Filesystem for Fs {
                     None => reply.opened(fh, FopenFlags::empty()),
                 }
             }
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -890,7 +891,7 @@ impl Filesystem for Fs {
         reply: ReplyData,
     ) {
         self.enter(Op::read);
-        let r = (|| {
+        let r: Result<_, Error> = (|| {
             let h = self.handle(fh)?;
             let mut buf = vec![0u8; size as usize];
             let mut n = 0;
@@ -899,7 +900,7 @@ impl Filesystem for Fs {
                     Ok(0) => break,
                     Ok(k) => n += k,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(Errno::from(e)),
+                    Err(e) => return Err(e.into()),
                 }
             }
             buf.truncate(n);
@@ -910,7 +911,7 @@ impl Filesystem for Fs {
                 self.sh.stats.bytes_read.fetch_add(b.len() as u64, Relaxed);
                 reply.data(&b)
             }
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -940,11 +941,11 @@ impl Filesystem for Fs {
                     len -= (grow - room) as usize;
                     if len == 0 {
                         self.sh.stats.enospc.fetch_add(1, Relaxed);
-                        return Err(Errno::ENOSPC);
+                        return Err(Error::NoSpace);
                     }
                 }
             }
-            let n = h.file.write_at(&data[..len], offset).map_err(Errno::from)?;
+            let n = h.file.write_at(&data[..len], offset)?;
             self.sh.wrote((offset + n as u64).saturating_sub(size));
             Ok(n)
         })();
@@ -953,7 +954,7 @@ impl Filesystem for Fs {
                 self.sh.stats.bytes_written.fetch_add(n as u64, Relaxed);
                 reply.written(n as u32)
             }
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -986,11 +987,11 @@ impl Filesystem for Fs {
         self.enter(Op::fsync);
         let r = self.handle(fh).and_then(|h| {
             let res = if datasync { h.file.sync_data() } else { h.file.sync_all() };
-            res.map_err(Errno::from)
+            res.map_err(Error::from)
         });
         match r {
             Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -1034,14 +1035,14 @@ impl Filesystem for Fs {
         })();
         match r {
             Ok(fh) => reply.opened(fh, FopenFlags::empty()),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
     fn readdir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
         self.enter(Op::readdir);
         let entries = self.inner.lock().unwrap().dirs.get(&fh.0).cloned();
-        let Some(entries) = entries else { return reply.error(Errno::EBADF) };
+        let Some(entries) = entries else { return reply.error(Error::BadHandle(fh.0).errno()) };
         for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
             if reply.add(INodeNo(*ino), (i + 1) as u64, *kind, name) {
                 break;
@@ -1067,7 +1068,7 @@ impl Filesystem for Fs {
             let free = size.saturating_sub(used) / B;
             return reply.statfs(size / B, free, free, 0, 0, B as u32, 255, B as u32);
         }
-        let r = (|| {
+        let r: Result<_, Error> = (|| {
             let fd = self.ifd(INodeNo(1))?;
             // SAFETY: st is fully written by a successful fstatvfs.
             let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
@@ -1086,7 +1087,7 @@ impl Filesystem for Fs {
                 255,
                 st.f_frsize as u32,
             ),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -1106,7 +1107,7 @@ impl Filesystem for Fs {
         reply: ReplyCreate,
     ) {
         self.enter(Op::create);
-        let r = (|| {
+        let r: Result<_, Error> = (|| {
             self.writable()?;
             self.not_full()?;
             let dir = self.ifd(parent)?;
@@ -1125,7 +1126,7 @@ impl Filesystem for Fs {
                     None => reply.created(&TTL, &a, Generation(0), fh, FopenFlags::empty()),
                 }
             }
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -1142,7 +1143,7 @@ impl Filesystem for Fs {
         reply: ReplyLock,
     ) {
         self.enter(Op::getlk);
-        let Some(srv) = &self.sh.server else { return reply.error(Errno::ENOSYS) };
+        let Some(srv) = &self.sh.server else { return reply.error(Error::NoLockServer.errno()) };
         let req = json!({"op": "testlk", "file": self.backing_ino(ino), "owner": lock_owner.0,
                          "start": start, "end": end, "type": lock_type(typ)});
         match srv.call(req) {
@@ -1157,7 +1158,7 @@ impl Filesystem for Fs {
                 )
             }
             Ok(_) => reply.locked(start, end, libc::F_UNLCK, 0),
-            Err(_) => reply.error(Errno::EIO),
+            Err(e) => reply.error(Error::from(e).errno()),
         }
     }
 
@@ -1175,7 +1176,7 @@ impl Filesystem for Fs {
         reply: ReplyEmpty,
     ) {
         self.enter(Op::setlk);
-        let Some(srv) = self.sh.server.clone() else { return reply.error(Errno::ENOSYS) };
+        let Some(srv) = self.sh.server.clone() else { return reply.error(Error::NoLockServer.errno()) };
         let file = self.backing_ino(ino);
         let owner = lock_owner.0;
         if typ == libc::F_UNLCK {
@@ -1187,26 +1188,26 @@ impl Filesystem for Fs {
             }
             return match r {
                 Ok(_) => reply.ok(),
-                Err(_) => reply.error(Errno::EIO),
+                Err(e) => reply.error(Error::from(e).errno()),
             };
         }
         let lock = json!({"op": "lock", "file": file, "owner": owner, "start": start, "end": end,
                           "type": lock_type(typ), "pid": pid});
         let sh = self.sh.clone();
-        let attempt = move || -> Result<bool, Errno> {
+        let attempt = move || -> Result<bool, Error> {
             match srv.call(lock.clone()) {
                 Ok(_) => {
                     sh.locks_held.lock().unwrap().insert((file, owner));
                     Ok(true)
                 }
                 Err(CallError::Refused(v)) if v["errno"] == libc::EAGAIN => Ok(false),
-                Err(CallError::Refused(v)) => Err(Errno::from_i32(v["errno"].as_i64().unwrap_or(5) as i32)),
-                Err(CallError::Stopping) => Err(Errno::EIO),
+                Err(CallError::Refused(v)) => Err(Error::LockRefused(v["errno"].as_i64().unwrap_or(5) as i32)),
+                Err(e @ CallError::Stopping) => Err(e.into()),
             }
         };
         match attempt() {
             Ok(true) => reply.ok(),
-            Ok(false) if !sleep => reply.error(Errno::EAGAIN),
+            Ok(false) if !sleep => reply.error(Error::LockHeld.errno()),
             Ok(false) => {
                 // A blocking lock: the Linux client polls the server for it. Poll in a
                 // thread (the mount goes on meanwhile) until granted or the asker is gone.
@@ -1217,17 +1218,17 @@ impl Filesystem for Fs {
                         std::thread::sleep(delay);
                         delay = (delay * 2).min(Duration::from_secs(1));
                         if !std::path::Path::new(&format!("/proc/{asker}")).exists() {
-                            return reply.error(Errno::EINTR);
+                            return reply.error(Error::LockWaiterGone.errno());
                         }
                         match attempt() {
                             Ok(true) => return reply.ok(),
                             Ok(false) => continue,
-                            Err(e) => return reply.error(e),
+                            Err(e) => return reply.error(e.errno()),
                         }
                     }
                 });
             }
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -1247,14 +1248,14 @@ impl Filesystem for Fs {
             let h = self.handle(fh)?;
             if mode == 0 && self.sh.room(length) < length {
                 self.sh.stats.enospc.fetch_add(1, Relaxed);
-                return Err(Errno::ENOSPC);
+                return Err(Error::NoSpace);
             }
             // SAFETY: plain syscall.
             check(unsafe { libc::fallocate(h.file.as_raw_fd(), mode, offset as i64, length as i64) }).map(|_| ())
         })();
         match r {
             Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 
@@ -1271,7 +1272,7 @@ impl Filesystem for Fs {
         });
         match r {
             Ok(o) => reply.offset(o),
-            Err(e) => reply.error(e),
+            Err(e) => reply.error(e.errno()),
         }
     }
 }

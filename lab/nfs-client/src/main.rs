@@ -7,6 +7,7 @@
 //! unmount it lazily). Errors before the mount go to stderr with exit status 1.
 
 mod control;
+mod error;
 mod fs;
 mod gate;
 mod names;
@@ -20,6 +21,7 @@ use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use error::{ProbeError, StartError};
 use fuser::{BackingId, MountOption, SessionACL};
 use serde_json::json;
 
@@ -43,7 +45,7 @@ struct Args {
     read_only: bool,
 }
 
-fn parse(argv: &[String]) -> Result<Args, String> {
+fn parse(argv: &[String]) -> Result<Args, StartError> {
     let mut pos = Vec::new();
     let (mut semantics, mut fsname, mut subtype, mut control) = (None, None, "nfs".to_string(), None);
     let (mut server, mut mount_id, mut passthrough, mut counter) = (None, None, true, None);
@@ -73,11 +75,12 @@ fn parse(argv: &[String]) -> Result<Args, String> {
                     .ok_or(format!("--threads {v:?}: a number from 1 to 16"))?;
             }
             "--ro" => read_only = true,
-            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
+            s if s.starts_with('-') => return Err(format!("unknown option {s}").into()),
             _ => pos.push(PathBuf::from(a)),
         }
     }
-    let [backing, mountpoint] = <[PathBuf; 2]>::try_from(pos).map_err(|_| "give BACKING and MOUNTPOINT".to_string())?;
+    let [backing, mountpoint] =
+        <[PathBuf; 2]>::try_from(pos).map_err(|_| StartError::from("give BACKING and MOUNTPOINT"))?;
     let semantics = semantics.ok_or("--semantics is required")?;
     let server = match (server, mount_id) {
         (Some(s), Some(m)) => Some((s, m)),
@@ -85,10 +88,10 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         _ => return Err("--server and --mount-id go together".into()),
     };
     if !backing.is_dir() {
-        return Err(format!("backing directory {} does not exist", backing.display()));
+        return Err(StartError::NoBacking(backing));
     }
     if !mountpoint.is_dir() {
-        return Err(format!("mount point {} does not exist", mountpoint.display()));
+        return Err(StartError::NoMountPoint(mountpoint));
     }
     Ok(Args {
         fsname: fsname.unwrap_or_else(|| backing.display().to_string()),
@@ -108,7 +111,7 @@ fn parse(argv: &[String]) -> Result<Args, String> {
 /// Can the kernel take a backing file of this directory's file system? An unnamed file
 /// (O_TMPFILE: nothing appears in the volume) is registered and unregistered again; where
 /// the file system has no O_TMPFILE, a named one, removed as soon as it is open.
-fn probe_passthrough(session: &impl AsFd, backing: &std::path::Path) -> Result<(), String> {
+fn probe_passthrough(session: &impl AsFd, backing: &std::path::Path) -> Result<(), ProbeError> {
     let dir = CString::new(backing.as_os_str().as_bytes()).unwrap();
     // SAFETY: open returns a descriptor we own.
     let mut fd = unsafe { libc::open(dir.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
@@ -122,10 +125,10 @@ fn probe_passthrough(session: &impl AsFd, backing: &std::path::Path) -> Result<(
         }
     }
     if fd < 0 {
-        return Err(format!("cannot make a probe file: {}", std::io::Error::last_os_error()));
+        return Err(ProbeError::NoProbeFile(std::io::Error::last_os_error()));
     }
     let file = unsafe { OwnedFd::from_raw_fd(fd) };
-    let id = BackingId::create_raw(session, &file).map_err(|e| format!("the kernel refused a backing file: {e}"))?;
+    let id = BackingId::create_raw(session, &file).map_err(ProbeError::Refused)?;
     // FUSE_DEV_IOC_BACKING_CLOSE = _IOW(229, 2, uint32_t)
     const BACKING_CLOSE: libc::c_ulong = (1 << 30) | (4 << 16) | (229 << 8) | 2;
     // SAFETY: ioctl on the FUSE device with a pointer to the id it returned.
@@ -151,13 +154,13 @@ fn unmount_on_signal(mountpoint: PathBuf) {
     }
 }
 
-fn run(a: Args) -> Result<(), String> {
+fn run(a: Args) -> Result<(), StartError> {
     unmount_on_signal(a.mountpoint.clone());
     let gate = Arc::new(gate::Gate::default());
     let server = match &a.server {
         Some((addr, id)) => {
             let s = server::Server::new(addr, id, gate.clone());
-            s.start().map_err(|e| format!("storage server {addr}: {e}"))?;
+            s.start().map_err(|source| StartError::Server { addr: addr.clone(), source })?;
             Some(s)
         }
         None => None,
@@ -172,7 +175,7 @@ fn run(a: Args) -> Result<(), String> {
     };
     let sh = Arc::new(fs::Shared::new(a.semantics, gate, server.clone(), mode));
     let fsys = fs::Fs::new(&a.backing, sh.clone(), names::Counter::new(a.counter.clone()), a.read_only, a.passthrough)
-        .map_err(|e| format!("backing directory {}: {e}", a.backing.display()))?;
+        .map_err(|source| StartError::Backing { path: a.backing.clone(), source })?;
     let mut cfg = fuser::Config::default();
     cfg.mount_options = vec![
         MountOption::FSName(a.fsname.clone()),
@@ -183,11 +186,11 @@ fn run(a: Args) -> Result<(), String> {
     cfg.acl = SessionACL::All;
     cfg.n_threads = Some(a.threads);
     cfg.clone_fd = a.threads > 1;
-    let session =
-        fuser::Session::new(fsys, &a.mountpoint, &cfg).map_err(|e| format!("mount {}: {e}", a.mountpoint.display()))?;
+    let session = fuser::Session::new(fsys, &a.mountpoint, &cfg)
+        .map_err(|source| StartError::Mount { path: a.mountpoint.clone(), source })?;
     if sh.passthrough() {
         if let Err(reason) = probe_passthrough(&session, &a.backing) {
-            sh.set_mode(false, &reason);
+            sh.set_mode(false, &reason.to_string());
         }
     }
     let info = Arc::new(control::Info {
@@ -201,7 +204,7 @@ fn run(a: Args) -> Result<(), String> {
         if let Some(d) = path.parent() {
             let _ = std::fs::create_dir_all(d);
         }
-        let l = UnixListener::bind(path).map_err(|e| format!("control socket {}: {e}", path.display()))?;
+        let l = UnixListener::bind(path).map_err(|source| StartError::Control { path: path.clone(), source })?;
         let (sh, info) = (sh.clone(), info.clone());
         std::thread::spawn(move || control::serve(l, sh, info));
     }
@@ -227,7 +230,7 @@ fn run(a: Args) -> Result<(), String> {
     if let Some(path) = &a.control {
         let _ = std::fs::remove_file(path);
     }
-    r.map_err(|e| format!("session: {e}"))
+    r.map_err(StartError::Session)
 }
 
 fn main() {
@@ -243,7 +246,7 @@ fn main() {
     let r = parse(&argv).and_then(run);
     if let Err(e) = r {
         eprintln!("tr4947-nfs: {e}");
-        if !e.starts_with("session") {
+        if e.shows_usage() {
             eprintln!("{USAGE}");
         }
         std::process::exit(1);

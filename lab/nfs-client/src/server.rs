@@ -39,9 +39,12 @@ pub struct Server {
 }
 
 /// What a call may answer besides success.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CallError {
-    Refused(Value), // the server answered ok=false: the body says why
+    /// The server answered ok=false: the body says why.
+    #[error("refused: {0}")]
+    Refused(Value),
+    #[error("the mount is stopping")]
     Stopping,
 }
 
