@@ -569,6 +569,44 @@ fn window() {
     }
 }
 
+/// fuser's replies, each of which can answer an error.
+trait Fail {
+    /// Answer `e` as its errno (mapped in one place: Error::errno).
+    fn fail(self, e: Error);
+}
+
+macro_rules! fail {
+    ($($t:ty),* $(,)?) => {
+        $(impl Fail for $t {
+            fn fail(self, e: Error) {
+                self.error(e.errno())
+            }
+        })*
+    };
+}
+
+fail!(
+    ReplyAttr,
+    ReplyCreate,
+    ReplyData,
+    ReplyDirectory,
+    ReplyEmpty,
+    ReplyEntry,
+    ReplyLock,
+    ReplyLseek,
+    ReplyOpen,
+    ReplyStatfs,
+    ReplyWrite
+);
+
+/// Answer a request with its outcome: the value through `ok`, an error as its errno.
+fn answer<R: Fail, T>(reply: R, r: Result<T, Error>, ok: impl FnOnce(R, T)) {
+    match r {
+        Ok(v) => ok(reply, v),
+        Err(e) => reply.fail(e),
+    }
+}
+
 fn lock_type(typ: i32) -> &'static str {
     if typ == libc::F_RDLCK {
         "r"
@@ -603,10 +641,7 @@ impl Filesystem for Fs {
             let dir = self.ifd(parent)?;
             self.lookup_entry(dir.as_raw_fd(), &cstr(name)?)
         })();
-        match r {
-            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, a| reply.entry(&TTL, &a, Generation(0)));
     }
 
     fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
@@ -634,10 +669,7 @@ impl Filesystem for Fs {
             }
             fstat(self.ifd(ino)?.as_raw_fd())
         })();
-        match r {
-            Ok(st) => reply.attr(&TTL, &self.attr(&st)),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, st| reply.attr(&TTL, &self.attr(&st)));
     }
 
     fn setattr(
@@ -693,10 +725,7 @@ impl Filesystem for Fs {
             }
             fstat(fd.as_raw_fd())
         })();
-        match r {
-            Ok(st) => reply.attr(&TTL, &self.attr(&st)),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, st| reply.attr(&TTL, &self.attr(&st)));
     }
 
     fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
@@ -712,10 +741,7 @@ impl Filesystem for Fs {
             buf.truncate(n as usize);
             Ok(buf)
         })();
-        match r {
-            Ok(b) => reply.data(&b),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, b| reply.data(&b));
     }
 
     fn mknod(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, rdev: u32, reply: ReplyEntry) {
@@ -730,10 +756,7 @@ impl Filesystem for Fs {
             self.own(dir.as_raw_fd(), &n, req);
             self.lookup_entry(dir.as_raw_fd(), &n)
         })();
-        match r {
-            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, a| reply.entry(&TTL, &a, Generation(0)));
     }
 
     fn mkdir(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, reply: ReplyEntry) {
@@ -748,19 +771,12 @@ impl Filesystem for Fs {
             self.own(dir.as_raw_fd(), &n, req);
             self.lookup_entry(dir.as_raw_fd(), &n)
         })();
-        match r {
-            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, a| reply.entry(&TTL, &a, Generation(0)));
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         self.enter(Op::unlink);
-        let r = self.remove(parent, name);
-        match r {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, self.remove(parent, name), |reply, ()| reply.ok());
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
@@ -773,10 +789,7 @@ impl Filesystem for Fs {
             // SAFETY: plain syscall.
             check(unsafe { libc::unlinkat(dir.as_raw_fd(), n.as_ptr(), libc::AT_REMOVEDIR) }).map(|_| ())
         })();
-        match r {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, ()| reply.ok());
     }
 
     fn symlink(&self, req: &Request, parent: INodeNo, link_name: &OsStr, target: &std::path::Path, reply: ReplyEntry) {
@@ -792,10 +805,7 @@ impl Filesystem for Fs {
             self.own(dir.as_raw_fd(), &n, req);
             self.lookup_entry(dir.as_raw_fd(), &n)
         })();
-        match r {
-            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, a| reply.entry(&TTL, &a, Generation(0)));
     }
 
     fn rename(
@@ -828,10 +838,7 @@ impl Filesystem for Fs {
             check(unsafe { libc::renameat2(dir.as_raw_fd(), n.as_ptr(), ndir.as_raw_fd(), nn.as_ptr(), flags.bits()) })
                 .map(|_| ())
         })();
-        match r {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, ()| reply.ok());
     }
 
     fn link(&self, _req: &Request, ino: INodeNo, newparent: INodeNo, newname: &OsStr, reply: ReplyEntry) {
@@ -848,15 +855,12 @@ impl Filesystem for Fs {
             })?;
             self.lookup_entry(ndir.as_raw_fd(), &nn)
         })();
-        match r {
-            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, a| reply.entry(&TTL, &a, Generation(0)));
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
         self.enter(Op::open);
-        let r: Result<_, Error> = (|| {
+        let r = (|| {
             let acc = flags.0 & libc::O_ACCMODE;
             if acc != libc::O_RDONLY || flags.0 & libc::O_TRUNC != 0 {
                 self.writable()?;
@@ -867,16 +871,13 @@ impl Filesystem for Fs {
             let raw = check(unsafe { libc::open(p.as_ptr(), self.open_flags(flags.0) | libc::O_CLOEXEC) })?;
             Ok(unsafe { File::from_raw_fd(raw) })
         })();
-        match r {
-            Ok(file) => {
-                let (fh, backing) = self.new_handle(ino.0, file, |f| reply.open_backing(f.as_fd()));
-                match backing {
-                    Some(b) => reply.opened_passthrough(fh, FopenFlags::empty(), &b),
-                    None => reply.opened(fh, FopenFlags::empty()),
-                }
+        answer(reply, r, |reply, file| {
+            let (fh, backing) = self.new_handle(ino.0, file, |f| reply.open_backing(f.as_fd()));
+            match backing {
+                Some(b) => reply.opened_passthrough(fh, FopenFlags::empty(), &b),
+                None => reply.opened(fh, FopenFlags::empty()),
             }
-            Err(e) => reply.error(e.errno()),
-        }
+        });
     }
 
     fn read(
@@ -891,7 +892,7 @@ impl Filesystem for Fs {
         reply: ReplyData,
     ) {
         self.enter(Op::read);
-        let r: Result<_, Error> = (|| {
+        let r = (|| {
             let h = self.handle(fh)?;
             let mut buf = vec![0u8; size as usize];
             let mut n = 0;
@@ -906,13 +907,10 @@ impl Filesystem for Fs {
             buf.truncate(n);
             Ok(buf)
         })();
-        match r {
-            Ok(b) => {
-                self.sh.stats.bytes_read.fetch_add(b.len() as u64, Relaxed);
-                reply.data(&b)
-            }
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, b| {
+            self.sh.stats.bytes_read.fetch_add(b.len() as u64, Relaxed);
+            reply.data(&b)
+        });
     }
 
     fn write(
@@ -949,13 +947,10 @@ impl Filesystem for Fs {
             self.sh.wrote((offset + n as u64).saturating_sub(size));
             Ok(n)
         })();
-        match r {
-            Ok(n) => {
-                self.sh.stats.bytes_written.fetch_add(n as u64, Relaxed);
-                reply.written(n as u32)
-            }
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, n| {
+            self.sh.stats.bytes_written.fetch_add(n as u64, Relaxed);
+            reply.written(n as u32)
+        });
     }
 
     fn flush(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, lock_owner: LockOwner, reply: ReplyEmpty) {
@@ -989,10 +984,7 @@ impl Filesystem for Fs {
             let res = if datasync { h.file.sync_data() } else { h.file.sync_all() };
             res.map_err(Error::from)
         });
-        match r {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, ()| reply.ok());
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
@@ -1033,16 +1025,13 @@ impl Filesystem for Fs {
             inner.dirs.insert(fh, Arc::new(out));
             Ok(FileHandle(fh))
         })();
-        match r {
-            Ok(fh) => reply.opened(fh, FopenFlags::empty()),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, fh| reply.opened(fh, FopenFlags::empty()));
     }
 
     fn readdir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
         self.enter(Op::readdir);
         let entries = self.inner.lock().unwrap().dirs.get(&fh.0).cloned();
-        let Some(entries) = entries else { return reply.error(Error::BadHandle(fh.0).errno()) };
+        let Some(entries) = entries else { return reply.fail(Error::BadHandle(fh.0)) };
         for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
             if reply.add(INodeNo(*ino), (i + 1) as u64, *kind, name) {
                 break;
@@ -1068,7 +1057,7 @@ impl Filesystem for Fs {
             let free = size.saturating_sub(used) / B;
             return reply.statfs(size / B, free, free, 0, 0, B as u32, 255, B as u32);
         }
-        let r: Result<_, Error> = (|| {
+        let r = (|| {
             let fd = self.ifd(INodeNo(1))?;
             // SAFETY: st is fully written by a successful fstatvfs.
             let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
@@ -1076,8 +1065,8 @@ impl Filesystem for Fs {
             check(unsafe { libc::fstatvfs(d.as_raw_fd(), &mut st) })?;
             Ok(st)
         })();
-        match r {
-            Ok(st) => reply.statfs(
+        answer(reply, r, |reply, st| {
+            reply.statfs(
                 st.f_blocks,
                 st.f_bfree,
                 st.f_bavail,
@@ -1086,9 +1075,8 @@ impl Filesystem for Fs {
                 st.f_bsize as u32,
                 255,
                 st.f_frsize as u32,
-            ),
-            Err(e) => reply.error(e.errno()),
-        }
+            )
+        });
     }
 
     fn access(&self, _req: &Request, _ino: INodeNo, _mask: AccessFlags, reply: ReplyEmpty) {
@@ -1107,7 +1095,7 @@ impl Filesystem for Fs {
         reply: ReplyCreate,
     ) {
         self.enter(Op::create);
-        let r: Result<_, Error> = (|| {
+        let r = (|| {
             self.writable()?;
             self.not_full()?;
             let dir = self.ifd(parent)?;
@@ -1118,16 +1106,13 @@ impl Filesystem for Fs {
             let a = self.lookup_entry(dir.as_raw_fd(), &n)?;
             Ok((File::from(fd), a))
         })();
-        match r {
-            Ok((file, a)) => {
-                let (fh, backing) = self.new_handle(a.ino.0, file, |f| reply.open_backing(f.as_fd()));
-                match backing {
-                    Some(b) => reply.created_passthrough(&TTL, &a, Generation(0), fh, FopenFlags::empty(), &b),
-                    None => reply.created(&TTL, &a, Generation(0), fh, FopenFlags::empty()),
-                }
+        answer(reply, r, |reply, (file, a)| {
+            let (fh, backing) = self.new_handle(a.ino.0, file, |f| reply.open_backing(f.as_fd()));
+            match backing {
+                Some(b) => reply.created_passthrough(&TTL, &a, Generation(0), fh, FopenFlags::empty(), &b),
+                None => reply.created(&TTL, &a, Generation(0), fh, FopenFlags::empty()),
             }
-            Err(e) => reply.error(e.errno()),
-        }
+        });
     }
 
     fn getlk(
@@ -1143,23 +1128,22 @@ impl Filesystem for Fs {
         reply: ReplyLock,
     ) {
         self.enter(Op::getlk);
-        let Some(srv) = &self.sh.server else { return reply.error(Error::NoLockServer.errno()) };
+        let Some(srv) = &self.sh.server else { return reply.fail(Error::NoLockServer) };
         let req = json!({"op": "testlk", "file": self.backing_ino(ino), "owner": lock_owner.0,
                          "start": start, "end": end, "type": lock_type(typ)});
-        match srv.call(req) {
-            Ok(v) if v["conflict"].is_object() => {
-                let c = &v["conflict"];
-                let t = if c["type"] == "r" { libc::F_RDLCK } else { libc::F_WRLCK };
-                reply.locked(
-                    c["start"].as_u64().unwrap_or(0),
-                    c["end"].as_u64().unwrap_or(u64::MAX),
-                    t,
-                    c["pid"].as_u64().unwrap_or(0) as u32,
-                )
+        answer(reply, srv.call(req).map_err(Error::from), |reply, v| {
+            let c = &v["conflict"];
+            if !c.is_object() {
+                return reply.locked(start, end, libc::F_UNLCK, 0);
             }
-            Ok(_) => reply.locked(start, end, libc::F_UNLCK, 0),
-            Err(e) => reply.error(Error::from(e).errno()),
-        }
+            let t = if c["type"] == "r" { libc::F_RDLCK } else { libc::F_WRLCK };
+            reply.locked(
+                c["start"].as_u64().unwrap_or(0),
+                c["end"].as_u64().unwrap_or(u64::MAX),
+                t,
+                c["pid"].as_u64().unwrap_or(0) as u32,
+            )
+        });
     }
 
     fn setlk(
@@ -1176,7 +1160,7 @@ impl Filesystem for Fs {
         reply: ReplyEmpty,
     ) {
         self.enter(Op::setlk);
-        let Some(srv) = self.sh.server.clone() else { return reply.error(Error::NoLockServer.errno()) };
+        let Some(srv) = self.sh.server.clone() else { return reply.fail(Error::NoLockServer) };
         let file = self.backing_ino(ino);
         let owner = lock_owner.0;
         if typ == libc::F_UNLCK {
@@ -1186,10 +1170,7 @@ impl Filesystem for Fs {
                     self.sh.locks_held.lock().unwrap().remove(&(file, owner));
                 }
             }
-            return match r {
-                Ok(_) => reply.ok(),
-                Err(e) => reply.error(Error::from(e).errno()),
-            };
+            return answer(reply, r.map_err(Error::from), |reply, _| reply.ok());
         }
         let lock = json!({"op": "lock", "file": file, "owner": owner, "start": start, "end": end,
                           "type": lock_type(typ), "pid": pid});
@@ -1207,7 +1188,7 @@ impl Filesystem for Fs {
         };
         match attempt() {
             Ok(true) => reply.ok(),
-            Ok(false) if !sleep => reply.error(Error::LockHeld.errno()),
+            Ok(false) if !sleep => reply.fail(Error::LockHeld),
             Ok(false) => {
                 // A blocking lock: the Linux client polls the server for it. Poll in a
                 // thread (the mount goes on meanwhile) until granted or the asker is gone.
@@ -1218,17 +1199,17 @@ impl Filesystem for Fs {
                         std::thread::sleep(delay);
                         delay = (delay * 2).min(Duration::from_secs(1));
                         if !std::path::Path::new(&format!("/proc/{asker}")).exists() {
-                            return reply.error(Error::LockWaiterGone.errno());
+                            return reply.fail(Error::LockWaiterGone);
                         }
                         match attempt() {
                             Ok(true) => return reply.ok(),
                             Ok(false) => continue,
-                            Err(e) => return reply.error(e.errno()),
+                            Err(e) => return reply.fail(e),
                         }
                     }
                 });
             }
-            Err(e) => reply.error(e.errno()),
+            Err(e) => reply.fail(e),
         }
     }
 
@@ -1253,10 +1234,7 @@ impl Filesystem for Fs {
             // SAFETY: plain syscall.
             check(unsafe { libc::fallocate(h.file.as_raw_fd(), mode, offset as i64, length as i64) }).map(|_| ())
         })();
-        match r {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, ()| reply.ok());
     }
 
     fn lseek(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: i64, whence: i32, reply: ReplyLseek) {
@@ -1270,10 +1248,7 @@ impl Filesystem for Fs {
                 Ok(o)
             }
         });
-        match r {
-            Ok(o) => reply.offset(o),
-            Err(e) => reply.error(e.errno()),
-        }
+        answer(reply, r, |reply, o| reply.offset(o));
     }
 }
 
