@@ -22,7 +22,6 @@ TARGET = CACHE / "nfs-client"
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path.home() / '.cargo' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    env.pop("RUSTFLAGS", None)  # a different RUSTFLAGS would rebuild every dependency
     return env
 
 
