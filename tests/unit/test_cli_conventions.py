@@ -52,7 +52,7 @@ def test_runbook_status_json_matches_the_text(tmp_path):
     for line in text.splitlines():
         name, rest = line.split(maxsplit=1)
         c = rows[name]
-        assert set(c) == {"chapter", "up_to_date", "why", "run"}
+        assert set(c) == {"chapter", "up_to_date", "why", "run", "digest"}
         if c["up_to_date"]:
             assert c["why"] is None and rest == f"up to date (run {c['run']})"
         else:

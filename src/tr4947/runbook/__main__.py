@@ -27,6 +27,9 @@ examples:
                                                variants, elsewhere only named ones run)
   tr4947 runbook --status                      what would run, and why (runs nothing)
   tr4947 runbook --status --json               the same as one JSON document (for scripts)
+  tr4947 runbook --profile                     where the committed runs' time went: per
+                                               chapter, provisioning, inside measurement
+                                               windows, and the rest (runs nothing)
   tr4947 runbook aws-cvo-storage --target my-cvo
                                                on your own Cloud Volumes ONTAP (dry run: only
                                                read-only steps run, the rest is printed)
@@ -77,6 +80,9 @@ def build_parser() -> Parser:
                    help="with --status: one JSON document {target, results, chapters: [{chapter, "
                         "up_to_date, why, run, digest}]} (the site build reads it to say on "
                         "each result whether it is current)")
+    p.add_argument("--profile", action="store_true",
+                   help="where the committed runs' time went (provisioning, measurement "
+                        "windows, the rest), per chapter and in all; runs nothing")
     p.add_argument("--results", type=Path, default=None, metavar="DIR",
                    help="where run records go (default: results/ in the repository)")
     return p
@@ -112,6 +118,18 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.json and not args.status:
         parser.error("--json goes with --status (a run prints its progress, not JSON)")
+    if args.profile:
+        if args.status or args.notebooks or args.force:
+            parser.error("--profile reads the committed runs and runs nothing: give it no "
+                         "chapter, --status or --force")
+        from . import execute, profile
+        from ..inventory import InventoryError, load, resolve
+        try:
+            label = load(resolve(args.target)).name
+        except InventoryError as exc:
+            return refuse("tr4947 runbook", f"--target {args.target}: {exc}")
+        print(profile.report(args.results or execute.RESULTS, label))
+        return 0
     # A terminated runner cleans up as one interrupted with Ctrl-C does.
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     from . import execute

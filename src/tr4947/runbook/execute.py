@@ -29,7 +29,7 @@ from pathlib import Path
 from .. import inventory as inventory_mod
 from .. import paths
 from ..procedures import context, record
-from . import engine, provenance, store
+from . import engine, profile, provenance, store
 from .chapters import (Chapter, RunbookError, as_chapter, chapters, check_parameters,
                        defaults)
 from .inputs import Inputs, chapter_inputs
@@ -259,7 +259,7 @@ class Runner:
         # timed recoveries). bench/runbook_bench.py sums these.
         doc["run"]["timing"] = {
             "total_s": round(seconds, 1), "provision_s": round(self._provision_s, 1),
-            "measured_s": round(sum(m["seconds"] for m in recs["measured"]), 1)}
+            "measured_s": round(profile.measured_seconds(recs["measured"]), 1)}
         store.save(self.label, chapter.name, doc, executed, self.results)
         return Outcome(chapter.name, "ran", seconds, run_id)
 
