@@ -12,6 +12,7 @@ import importlib.metadata as md
 
 from ..targets import playbooks
 from .context import ChapterRun
+from .record import agrees
 
 VOLUME = "kafka_fg_vol01"
 
@@ -119,7 +120,10 @@ class AffStorage:
             return
         ok = (self.printed.rc != 0 and self.first.total("changed") == 1
               and self.second.total("changed") == 0)
-        self.rec.verdict("AFF-1", "guide.aff1-idempotent", "reproduced" if ok else "differs",
+        # ansible-playbook and netapp.ontap ran; the answers came from the ONTAP stand-in.
+        ev = self.rec.evidence(real=["ansible"], model=["ontap-stand-in"])
+        self.rec.verdict("AFF-1", "guide.aff1-idempotent", agrees(ev) if ok else "differs",
+                         evidence=ev,
                          tr="the na_ontap_volume playbook as printed",
                          lab=f"as printed: rc {self.printed.rc}; corrected: "
                              f"{self.first.recap()}, then {self.second.recap()}",
@@ -129,8 +133,10 @@ class AffStorage:
                          action="Use the guide's playbook (module_defaults for the connection, "
                                 "with_items at task level) and run it with --check first.")
         rejected = not self.pnfs_printed.planned and self.pnfs_printed.exit_code != 0
-        self.rec.verdict("AFF-2", "guide.aff2-vserver-nfs", "reproduced" if rejected
-                         else "differs", tr="vserver modify -v4.1-pnfs enabled ...",
+        # The stand-in refuses the printed line by design (its command table).
+        ev = self.rec.evidence(model=["ontap-stand-in"])
+        self.rec.verdict("AFF-2", "guide.aff2-vserver-nfs", agrees(ev) if rejected
+                         else "differs", evidence=ev, tr="vserver modify -v4.1-pnfs enabled ...",
                          lab="the stand-in rejected the printed line; vserver nfs modify took it"
                              if rejected else "the printed line was accepted",
                          why="pNFS and the TCP transfer size are options of the SVM's NFS "

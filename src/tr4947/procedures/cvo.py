@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .record import agrees
+
 
 def nfs_mounts(output: str) -> dict[str, str]:
     """{mount point: server:/path} from ``df -h`` or ``mount`` output."""
@@ -186,26 +188,29 @@ class CvoStorage:
     def verdicts(self, tr_as_printed: bool | None) -> None:
         """CVO-1..CVO-4's claims: what the lab can check and what it cannot."""
         rec = self.rec
-        rec.verdict("CVO-1", "cvo.write-speed", "not-measured",
+        rec.verdict("CVO-1", "cvo.write-speed", "not-measured", evidence=rec.evidence(),
                     tr="'High speed networking' (BlueXP Write Speed) on both CVO systems",
                     lab=None, why="Write Speed is a Cloud Volumes ONTAP setting of the cloud "
                                   "deployment; the lab has no CVO to set it on.",
                     action="Leave Write Speed at Normal for Kafka: High acknowledges writes "
                            "from memory and can lose them when a node fails.")
-        rec.verdict("CVO-2", "cvo.nvram-backing-store", "not-measured",
+        rec.verdict("CVO-2", "cvo.nvram-backing-store", "not-measured", evidence=rec.evidence(),
                     tr="backing_store_iops 1479 and 1210; root disk raised to 2350 IOPS",
                     lab=None, why="The stand-in reports this machine's disk operations, not a "
                                   "CVO node's NVRAM backing store under load.",
                     action="Watch backing_store_iops on your CVO nodes under Kafka load, and "
                            "raise the root disk's IOPS if it is the limit.")
         if self.run.is_lab if tr_as_printed is None else tr_as_printed:
-            rec.verdict("CVO-3", "guide.cvo-unpinned-mounts", "reproduced",
+            # The guide's audit ran; the version each mount got is the lab's NFS layer's.
+            ev = rec.evidence(real=["guide-code"], model=["nfs-layer"], also=["ontap-stand-in"])
+            rec.verdict("CVO-3", "guide.cvo-unpinned-mounts", agrees(ev), evidence=ev,
                         tr="defaults,nconnect=16 and no NFS version",
                         lab="the audit failed the TR's lines as mounted; PRE-2 made them safe",
                         why="Without vers=4.1 the client may negotiate a version without the "
                             "preserve-unlink fix; the audit reads the version each mount got.",
                         action="Pin vers=4.1 in every Kafka fstab line.")
         rec.verdict("CVO-4", "cvo.nconnect-48", "not-measured",
+                    evidence=rec.evidence(model=["ontap-stand-in"]),
                     tr="48 connections for 3 brokers with nconnect=16",
                     lab="the stand-in lists 16 per broker and LIF, by the Linux client's rule",
                     why="The lab's NFS layer opens no TCP connections: the listing shows the "

@@ -278,7 +278,7 @@ class CvoPerformance:
             runs = [r for r in self.results.get(layout, []) if not r.planned
                     and kind in r.name]
             if not runs:
-                self.rec.verdict("CVO-7", claim, "not-measured",
+                self.rec.verdict("CVO-7", claim, "not-measured", evidence=self.rec.evidence(),
                                  tr=f"~{TR[(layout, kind)][0]} MBps", lab=None,
                                  why="This run did not include that layout and driver.",
                                  action="Run CVO-7 with both layouts and drivers.")
@@ -305,6 +305,7 @@ class CvoPerformance:
                                    "CVO single node")):
                 if not (das and nfs):
                     self.rec.verdict("CVO-8", claim, "not-measured",
+                                     evidence=self.rec.evidence(),
                                      tr=f"{layout} vs EC2 instance storage", lab=None,
                                      why="CVO-8 did not run (no das and nfs clusters).",
                                      action="Run CVO-8 on a target with both clusters.")

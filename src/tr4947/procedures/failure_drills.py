@@ -43,6 +43,7 @@ from ..measure import drills as m
 from ..measure.spread import spread
 from ..wait import port_open, until
 from . import preflight as pf
+from .record import agrees
 
 SNIP = "failure-drills/"
 TOPIC = "drills"
@@ -56,6 +57,19 @@ LEAD_CUT_S = 3.0
 CLAIMS = {"DRL-1": "guide.drill-nfs-pause", "DRL-2": "guide.drill-lif-migration",
           "DRL-3": "guide.drill-volume-full", "DRL-4": "guide.drill-partition",
           "DRL-5": "guide.drill-host-loss"}
+#: What exercised each drill (record.Recorder.evidence): Kafka, its verifiable producer and
+#: consumer and Linux (link down, SIGKILL) are real everywhere; an NFS pause is the lab's NFS
+#: client layer's hook, a LIF move and its one-second pause the ONTAP stand-in's, a full
+#: volume the stand-in's space accounting, the NFSv4 lock lease the stand-in's lease.
+EVIDENCE = {
+    "DRL-1": dict(real=["kafka", "kafka-clients", "linux"], model=["nfs-layer"]),
+    "DRL-2": dict(real=["kafka", "kafka-clients", "linux"],
+                  model=["ontap-stand-in", "modelled-timing"], also=["nfs-layer"]),
+    "DRL-3": dict(real=["kafka", "kafka-clients", "linux"], model=["ontap-space"],
+                  also=["nfs-layer"]),
+    "DRL-4": dict(real=["kafka", "kafka-clients", "linux"], also=["nfs-layer"]),
+    "DRL-5": dict(real=["kafka", "kafka-clients", "linux"], also=["nfs-layer", "ontap-lease"]),
+}
 LEASE_CLAIM = "guide.drill-lock-lease"
 SPACE_CLAIM = "guide.drill-preflight-space"
 #: Lines of Kafka's log an operator looks for after each drill (brokers and controllers).
@@ -629,7 +643,10 @@ class FailureDrills:
         if o is not None:
             ok = checks.get("the volume nearly full") == pf.FAIL and \
                 checks.get("after the fix") == pf.PASS
-            self.rec.verdict("DRL-3", SPACE_CLAIM, "reproduced" if ok else "differs", tr="-",
+            # The guide's space check ran; the space it read is the ONTAP stand-in's.
+            ev = self._rec.evidence(real=["guide-code"], model=["ontap-space"])
+            self.rec.verdict("DRL-3", SPACE_CLAIM, agrees(ev) if ok else "differs", tr="-",
+                             evidence=ev,
                              lab=f"nearly full: {checks.get('the volume nearly full', '-')}; "
                                  f"after the fix: {checks.get('after the fix', '-')}",
                              why="the space check read the volume as ONTAP reports it, on the "
@@ -695,8 +712,10 @@ class FailureDrills:
             if got and lease:
                 sp = spread(got)
                 ok = len(got) == len(held) and all(lease - 5 <= h <= lease + 5 for h in got)
+                ev = self._rec.evidence(real=["kafka", "linux"], model=["ontap-lease"],
+                                        also=["nfs-layer"])
                 self.rec.verdict("DRL-5", LEASE_CLAIM, "not-measured" if not nfs.held else
-                                 "reproduced" if ok else "differs",
+                                 agrees(ev) if ok else "differs", evidence=ev,
                                  tr="-", lab=sp.as_dict("s"),
                                  why=("the producer did not hold its rate before every fault; "
                                       if not nfs.held else "")
@@ -900,12 +919,13 @@ class FailureDrills:
         whole = all(o.unchanged for o in done)
         recovered = all(r.resume_s is not None for o in done for r in o.runs)
         n = sum(len(o.runs) for o in done)
+        ev = self._rec.evidence(**EVIDENCE[proc])
         if not held:
             verdict = "not-measured"
         else:
-            verdict = "reproduced" if lost == 0 and recovered else "differs"
+            verdict = agrees(ev) if lost == 0 and recovered else "differs"
         self.rec.verdict(
-            proc, CLAIMS[proc], verdict, tr="-",
+            proc, CLAIMS[proc], verdict, tr="-", evidence=ev,
             lab=f"{lost} acknowledged records lost in {n} runs "
                 f"({', '.join(o.cluster.upper() for o in done)}); producers "
                 + ("resumed after every fault" if recovered else "did not resume after every "

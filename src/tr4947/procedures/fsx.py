@@ -12,6 +12,8 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from .record import agrees
+
 SNIP = "aws-fsx/"
 #: The SVM FSX-4 creates (its snippet's --name) and FSX-5's volumes live in.
 SVM_NAME = "svmkafkatest"
@@ -206,8 +208,10 @@ class FsxProvisioning:
         printed = self.fs.tr_as_printed if self.fs else None
         if printed is not None and not printed.planned:
             rejected = printed.exit_code != 0 and "MULTI_AZ_HA_1" in printed.output
+            # The AWS CLI ran; the refusal came from moto's model of the FSx API.
+            ev = self.rec.evidence(real=["aws-cli"], model=["fsx-moto"])
             self.rec.verdict("FSX-1", "guide.fsx1-deployment-type",
-                             "reproduced" if rejected else "differs",
+                             agrees(ev) if rejected else "differs", evidence=ev,
                              tr="DeploymentType=MULTI_AZ_HA_1",
                              lab="the FSx API refused the printed value" if rejected else
                                  f"the printed command exited {printed.exit_code}",
@@ -217,6 +221,7 @@ class FsxProvisioning:
                              action="Use DeploymentType=MULTI_AZ_1 (or MULTI_AZ_2 where the "
                                     "region offers it) for a two-AZ file system.")
         self.rec.verdict("FSX-7", "fsx.scaling", "not-measured",
+                         evidence=self.rec.evidence(real=["aws-cli"], model=["fsx-moto"]),
                          tr="881 MBps at 2048 MBps capacity, 1328 MBps at 4096 MBps",
                          lab=None, why="The FSx stand-in records the new capacity but models "
                                        "no throughput limit, so scaling cannot be measured.",

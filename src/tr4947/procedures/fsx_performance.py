@@ -8,6 +8,7 @@ from ..omb import parse_driver
 from . import fsx, omb, performance
 from . import preflight as pf
 from .context import ChapterRun
+from .record import agrees
 from .performance import Testbed, snippet
 
 WORKLOAD = "aws-cvo/CVO-6-workload.yaml"
@@ -171,7 +172,7 @@ class FsxPerformance:
                                   ((3, "throughput"), "fsx.rf3-throughput")):
             runs = done.get((rf, kind))
             if not runs:
-                self.rec.verdict("FSX-6", claim, "not-measured",
+                self.rec.verdict("FSX-6", claim, "not-measured", evidence=self.rec.evidence(),
                                  tr=f"~{TR[(rf, kind)][0]} MBps sustained", lab=None,
                                  why="This run did not include it.",
                                  action="Run FSX-6 with both replication factors.")
@@ -194,8 +195,10 @@ class FsxPerformance:
                 "of the data at RF 3.")
         outcome = getattr(self, "rf1_outcome", None)
         if outcome and outcome != "planned":
+            # Kafka's own broker accepted or refused acks=all: real Kafka decided.
+            ev = self.rec.evidence(real=["kafka", "kafka-clients"], also=["nfs-layer"])
             self.rec.verdict("FSX-6", "guide.fsx-rf1-min-isr",
-                             "reproduced" if outcome == "delivered" else "differs",
+                             agrees(ev) if outcome == "delivered" else "differs", evidence=ev,
                              tr="the CVO drivers (min.insync.replicas=2) at replication factor 1",
                              lab=f"acks=all to a one-replica topic: {outcome}",
                              why="Kafka 4.1 compares the in-sync replicas with the smaller of "

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..measure.efficiency import parse_fields_table
+from .record import agrees
 
 SNIP = "preflight/"
 PASS, FAIL, CHECK, INFO = "pass", "FAIL", "check", "info"
@@ -554,8 +555,12 @@ class Preflight:
                  for c in verdicts} if after else {}
         unsafe = [c for c, v in verdicts.items() if v == "unsafe"]
         ok = bool(unsafe) and all(fixed.get(c) == "safe" for c in unsafe)
-        self.rec.verdict("PRE-2", "guide.preflight", "reproduced" if ok else
-                         ("not-measured" if after is None else "differs"), tr="-",
+        # The guide's audit and PRE-2 ran; what they read and changed is the ONTAP stand-in's
+        # setting and the lab's NFS client layer's mounts.
+        ev = self.rec.evidence(real=["guide-code", "linux"],
+                               model=["ontap-stand-in", "nfs-layer"])
+        self.rec.verdict("PRE-2", "guide.preflight", agrees(ev) if ok else
+                         ("not-measured" if after is None else "differs"), evidence=ev, tr="-",
                          lab="before PRE-2: " + ", ".join(f"{c} {v}" for c, v in verdicts.items())
                              + ("; after: " + ", ".join(f"{c} {v}" for c, v in fixed.items())
                                 if fixed else "; PRE-2 not run"),
@@ -566,6 +571,8 @@ class Preflight:
                          action="Run the preflight chapter against your own inventory before "
                                 "putting Kafka on NFS, and again after any storage change.")
         self.rec.verdict("PRE-1", "fv.fix-versions", "not-measured",
+                         evidence=self.rec.evidence(real=["guide-code"],
+                                                    model=["ontap-stand-in", "nfs-layer"]),
                          tr="ONTAP 9.12.1, NFSv4.1, a RHEL 8.7 or 9.1 client",
                          lab="ONTAP stand-in reports 9.12.1; the lab's NFS client is its own "
                              "FUSE layer, not a RHEL kernel",

@@ -27,7 +27,36 @@ from ..secrets import redact
 ID = re.compile(r"^[A-Z]{2,5}-\d+[a-z]?$")
 KINDS = ("lab", "real", "computed")
 #: What a verdict may say about a TR claim (docs/data/claims.yaml lists the claims).
-VERDICTS = ("reproduced", "differs", "not-reproducible-at-lab-scale", "not-measured")
+#: "reproduced" is kept for a decisive mechanism that ran as real software; one that ran on
+#: the lab's own model of it says so ("reproduced-on-lab-model"), and arithmetic on published
+#: figures is "consistent-arithmetic".
+VERDICTS = ("reproduced", "reproduced-on-lab-model", "consistent-arithmetic", "differs",
+            "not-reproducible-at-lab-scale", "not-measured")
+#: What exercised a claim (a verdict's evidence, its ``kind``): real software, the lab's model
+#: of something, arithmetic on published figures, or nothing (a claim not measured).
+EVIDENCE_KINDS = ("real", "model", "arithmetic", "none")
+#: The word a verdict that agrees with the TR gets, by what its decisive step ran on.
+AGREES = {"real": "reproduced", "model": "reproduced-on-lab-model",
+          "arithmetic": "consistent-arithmetic"}
+#: Real software a verdict's evidence may name (the renderer words each, with the run's
+#: versions): Kafka's brokers, its command-line tools, its Java clients, the guide's OMB
+#: benchmark (confluent-kafka clients), Linux itself (processes, network, accounting), Ansible
+#: with netapp.ontap, the AWS CLI, the guide's own code (an audit, a formula), and on a real
+#: target what the lab models: ONTAP, the Linux kernel's NFS client, FSx for ONTAP.
+REAL = ("kafka", "kafka-tools", "kafka-clients", "omb", "linux", "ansible", "aws-cli",
+        "guide-code", "ontap", "linux-nfs", "fsx")
+#: The lab's models a verdict's evidence may name: the lab's NFS client layer (a FUSE server
+#: implementing silly rename and preserve-unlink), the ONTAP stand-in (its commands), its
+#: block-hash efficiency model, its NFSv4 lock lease, its space accounting, moto's FSx API,
+#: and a timing the lab models (a LIF move's pause).
+MODELS = ("nfs-layer", "ontap-stand-in", "ontap-efficiency", "ontap-lease", "ontap-space",
+          "fsx-moto", "modelled-timing")
+#: What each model stands for on a real target (None: nothing, the real thing has its own).
+REAL_OF = {"nfs-layer": "linux-nfs", "ontap-stand-in": "ontap", "ontap-efficiency": "ontap",
+           "ontap-lease": "ontap", "ontap-space": "ontap", "fsx-moto": "fsx",
+           "modelled-timing": None}
+#: Published figures arithmetic may be done on.
+FIGURES = ("tr",)
 #: A load-driven run holds its rate when it achieves at least this share of its target.
 HELD = 0.95
 FILE = "records.jsonl"
@@ -134,11 +163,15 @@ class Recorder:
         self._add(Record(proc_id, "chart", title, spec),
                   f"[chart] {title}: {len(spec.get('series', []))} series, {n} points")
 
-    def load(self, proc_id: str, title: str, runs: Sequence[dict[str, Any]]) -> None:
+    def load(self, proc_id: str, title: str, runs: Sequence[dict[str, Any]], *,
+             calibration: bool = False) -> None:
         """What a load-driven step asked for and what it got, per run (and phase): each run
         ``{"name", "unit", "target", "achieved", ...}`` (publish rate; ``consume_achieved``
         and anything else measured may follow). ``held`` is decided here, once: achieved at
-        least 95 % of target. A step whose runs did not hold yields no verdict."""
+        least 95 % of target. A step whose runs did not hold yields no verdict.
+        ``calibration``: these are a calibration's attempts (stepping down until a rate
+        holds), not measured runs: one that fell short is how a calibration searches, not a
+        missed run, and the pages count them apart."""
         out = []
         for r in runs:
             if not {"name", "unit", "target", "achieved"} <= set(r):
@@ -150,28 +183,65 @@ class Recorder:
         for r in out:
             if r.get("window_s"):
                 self.measured(r["window_s"], f"{proc_id} {r['name']}")
-        self._add(Record(proc_id, "load", title, {"runs": out, "threshold": HELD}),
-                  f"[load] {title}: {held} of {len(out)} run(s) held >= {HELD:.0%} of their "
-                  "target rate" + "".join(
+        data = {"runs": out, "threshold": HELD}
+        if calibration:
+            data["calibration"] = True
+        self._add(Record(proc_id, "load", title, data),
+                  f"[load] {title}: {held} of {len(out)} "
+                  f"{'calibration attempt(s)' if calibration else 'run(s)'} held >= {HELD:.0%} "
+                  "of their target rate" + "".join(
                       f"\n  {r['name']}: {r['achieved']:.4g} of {r['target']:.4g} {r['unit']} "
                       f"({(r['ratio'] or 0):.0%}){'' if r['held'] else '  NOT HELD'}"
                       for r in out))
 
+    def evidence(self, *, real: Sequence[str] = (), model: Sequence[str] = (),
+                 also: Sequence[str] = (), arithmetic: str | None = None) -> dict[str, Any]:
+        """What exercised a claim, for ``verdict(evidence=...)``: ``real``, the real software
+        that ran (REAL); ``model``, the lab's models the decisive step ran on (MODELS);
+        ``also``, lab models that took part without deciding; ``arithmetic``, the published
+        figures (FIGURES) a calculation used. On a real target the models are the real
+        things they stand for (the kernel's NFS client, ONTAP, FSx), so the same call gives
+        real evidence there. Nothing at all: kind "none" (a claim not measured)."""
+        real, model, also = list(real), list(model), list(also)
+        if self.header.kind == "real":
+            real += [x for x in (REAL_OF.get(m) for m in model + also) if x and x not in real]
+            model, also = [], []
+        kind = ("arithmetic" if arithmetic else "model" if model else "real" if real
+                else "none")
+        ev = {"kind": kind, "real": real, "model": model, "also": also}
+        if arithmetic:
+            ev["figures"] = arithmetic
+        check_evidence(ev)
+        return ev
+
     def verdict(self, proc_id: str, claim: str, verdict: str, *, tr: str, lab: Any,
-                why: str, action: str = "", load_held: bool | None = None) -> None:
+                why: str, evidence: dict[str, Any], action: str = "",
+                load_held: bool | None = None) -> None:
         """A TR claim (its id in docs/data/claims.yaml) beside what this run showed. ``lab``:
-        the run's figure (a Spread's as_dict(), a number with a unit, or words); a verdict
-        from a load-driven step that did not hold its rate is refused here, so the ledger
-        can never draw one from it."""
+        the run's figure (a Spread's as_dict(), a number with a unit, or words);
+        ``evidence``: what exercised the claim (``evidence()``), checked against the word:
+        "reproduced" only when the decisive step ran as real software. A run that did not
+        hold its load rate yields no verdict: only not-measured is accepted from it, so the
+        ledger can never draw one from it."""
         if verdict not in VERDICTS:
             raise ValueError(f"verdict {verdict!r}: one of {', '.join(VERDICTS)}")
-        if load_held is False and verdict in ("reproduced", "differs"):
+        check_evidence(evidence)
+        word_of = {v: k for k, v in AGREES.items()}
+        if verdict in word_of and evidence["kind"] != word_of[verdict]:
+            raise ValueError(
+                f"{claim}: {verdict!r} with {evidence['kind']} evidence: the word for a run that "
+                f"agrees is {AGREES.get(evidence['kind'], 'not-measured')!r} (reproduced is kept "
+                "for a decisive step that ran as real software)")
+        if evidence["kind"] == "none" and verdict != "not-measured":
+            raise ValueError(f"{claim}: {verdict!r} with nothing run: not-measured")
+        if load_held is False and verdict != "not-measured":
             raise ValueError(f"{claim}: no verdict from a run that did not hold its load "
                              "rate: record not-measured and say why")
         self._add(Record(proc_id, "verdict", claim, {
             "claim": claim, "verdict": verdict, "tr": tr, "lab": lab, "why": redact(why),
-            "action": action, "load_held": load_held}),
-            f"[verdict] {claim}: {verdict} (TR: {tr}; lab: {lab})")
+            "action": action, "load_held": load_held, "evidence": evidence}),
+            f"[verdict] {claim}: {verdict} (TR: {tr}; lab: {lab}; evidence: "
+            f"{describe_evidence(evidence)})")
 
     def measured(self, seconds: float, what: str) -> None:
         """Time spent inside a measurement window (a benchmark phase, an idle baseline, a
@@ -190,6 +260,48 @@ class Recorder:
     def _append(self, obj: dict, mode: str = "a") -> None:
         with open(self.path, mode) as f:
             f.write(json.dumps(obj) + "\n")
+
+
+def agrees(evidence: dict[str, Any]) -> str:
+    """The verdict word for a run that agrees with the claim, by what decided it:
+    reproduced (real software), reproduced-on-lab-model, consistent-arithmetic."""
+    return AGREES[evidence["kind"]]
+
+
+def check_evidence(ev: Any) -> None:
+    """A verdict's evidence as ``Recorder.evidence`` makes it, or ValueError saying what is
+    wrong."""
+    if not isinstance(ev, dict):
+        raise ValueError(f"evidence {ev!r}: a dict from Recorder.evidence()")
+    kind = ev.get("kind")
+    if kind not in EVIDENCE_KINDS:
+        raise ValueError(f"evidence kind {kind!r}: one of {', '.join(EVIDENCE_KINDS)}")
+    for key, known in (("real", REAL), ("model", MODELS), ("also", MODELS)):
+        unknown = [x for x in ev.get(key, []) if x not in known]
+        if unknown:
+            raise ValueError(f"evidence {key} {unknown}: each one of {', '.join(known)}")
+    if kind == "real" and not ev.get("real"):
+        raise ValueError("real evidence names the software that ran")
+    if kind == "model" and not ev.get("model"):
+        raise ValueError("model evidence names the lab's model the decisive step ran on")
+    if kind == "arithmetic" and ev.get("figures") not in FIGURES:
+        raise ValueError(f"arithmetic evidence names its figures: one of {', '.join(FIGURES)}")
+    if kind == "none" and (ev.get("real") or ev.get("model")):
+        raise ValueError("evidence of kind none names nothing that ran")
+
+
+def describe_evidence(ev: dict[str, Any]) -> str:
+    """Evidence in a line, for a notebook's output (the pages word it per edition)."""
+    parts = [f"{ev['kind']}"]
+    if ev.get("real"):
+        parts.append("ran: " + ", ".join(ev["real"]))
+    if ev.get("model"):
+        parts.append("on the lab's model: " + ", ".join(ev["model"]))
+    if ev.get("also"):
+        parts.append("also modelled: " + ", ".join(ev["also"]))
+    if ev.get("figures"):
+        parts.append(f"figures: {ev['figures']}")
+    return "; ".join(parts)
 
 
 def start(notebook: str, chapter: str, target: str, directory: str | Path,
