@@ -88,3 +88,59 @@ def test_a_load_record_warns_when_a_run_did_not_hold():
     assert fr.startswith("[WARNING.load-not-held]") and "|1\u202f000 |" in fr
     rec["data"]["runs"][1].update(achieved=960, ratio=0.96, held=True)
     assert "WARNING" not in load.render(rec)
+
+
+# --- issue 36: evidence, the new words, whole claims, the home page's short ledger ---------------
+def evidenced(verdict, ev, versions=None):
+    d = doc("lab", [("rec.speedup", verdict, None)])
+    d["records"][0]["data"]["evidence"] = ev
+    d["run"]["versions"] = versions or {"Kafka": "4.1.1"}
+    return d
+
+
+def test_the_evidence_column_names_real_software_and_the_labs_models():
+    ev = {"kind": "model", "real": ["kafka", "kafka-tools"], "model": ["nfs-layer"],
+          "also": ["ontap-stand-in"]}
+    rs = ledger.rows(CLAIMS, [evidenced("reproduced-on-lab-model", ev)])
+    text = ledger.ledger(rs)
+    assert "|Claim |Verdict |Evidence |" in text            # claim, verdict, evidence first
+    assert "#reproduced on the lab's model#" in text
+    assert "Decided on the lab's model: the lab's NFS client layer" in text
+    assert "Real: Kafka 4.1.1 brokers, Kafka's command-line tools." in text
+    assert "1 reproduced on the lab's model" in text
+    block = ledger.verdict_block(rs, "broker-recovery")
+    assert "_Evidence_: Decided on the lab's model" in block
+
+
+def test_arithmetic_and_records_without_evidence():
+    rs = ledger.rows(CLAIMS, [evidenced("consistent-arithmetic",
+                                        {"kind": "arithmetic", "real": ["guide-code"],
+                                         "model": [], "also": [], "figures": "tr"})])
+    text = ledger.ledger(rs)
+    assert "#consistent arithmetic#" in text and "Arithmetic on the TR's published figures." in text
+    old = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "reproduced", None)])])
+    assert "not recorded (a run before evidence was kept)" in ledger.ledger(old)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ja"])
+def test_a_claim_with_an_equals_sign_stays_whole(lang):
+    """'With nconnect=16, ONTAP lists ...' was read as the xref macro's attributes: cut at
+    the comma in English, the raw target shown in Japanese."""
+    claims = [{"id": "cvo.nconnect-48", "page": "aws-cvo", "section": "cvo-4", "tr": "48",
+               "statement": {"en": "With nconnect=16, ONTAP lists 16 connections.",
+                             "fr": "Avec nconnect=16, ONTAP liste 16 connexions.",
+                             "ja": "nconnect=16 では、ONTAP は 16 本を表示する。"}}]
+    text = ledger.ledger(ledger.rows(claims, []), Translator(lang))
+    whole = claims[0]["statement"][lang]
+    assert f'xref:aws-cvo.adoc#cvo-4["{whole}"]' in text
+
+
+def test_the_home_page_gets_the_counts_and_only_the_rows_to_act_on():
+    rs = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "differs", None),
+                                          ("fv.crash-nfsv3", "not-measured", None)])])
+    home = ledger.home(rs)
+    assert "2 claims: 1 differ, 1 not measured." in home
+    assert "xref:ledger.adoc[]" in home
+    assert "NFS replaces a broker faster." in home and "NFSv3 brokers die." not in home
+    assert "do this" in home
+    assert ledger.ledger(rs, full=False) == home

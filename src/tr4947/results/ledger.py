@@ -26,9 +26,14 @@ from typing import Any
 from .claims import CLAIMS
 from .i18n import Translator, has_words
 
-VERDICTS = ("reproduced", "differs", "not-reproducible-at-lab-scale", "not-measured")
-#: The role each verdict gets on the page (ui/css colours them).
-VERDICT_ROLE = {"reproduced": "verdict-reproduced", "differs": "verdict-differs",
+VERDICTS = ("reproduced", "reproduced-on-lab-model", "consistent-arithmetic", "differs",
+            "not-reproducible-at-lab-scale", "not-measured")
+#: The role each verdict gets on the page (ui/css colours them). A verdict that agrees on a
+#: lab model or by arithmetic keeps the agreeing colour's role and adds its own.
+VERDICT_ROLE = {"reproduced": "verdict-reproduced",
+                "reproduced-on-lab-model": "verdict-reproduced.verdict-model",
+                "consistent-arithmetic": "verdict-reproduced.verdict-arithmetic",
+                "differs": "verdict-differs",
                 "not-reproducible-at-lab-scale": "verdict-scale",
                 "not-measured": "verdict-none"}
 
@@ -40,6 +45,7 @@ class Verdict:
     chapter: str                   # the run record's chapter (a variant's own name)
     run_id: str
     data: dict[str, Any]
+    versions: dict[str, str] = field(default_factory=dict)   # the run's software versions
 
     @property
     def verdict(self) -> str:
@@ -67,7 +73,7 @@ def rows(claims: list[dict[str, Any]], docs: list[dict[str, Any]]) -> list[Row]:
                                  f"{CLAIMS.name} does not list")
             by_id[claim].verdicts[run.get("target", "?")] = Verdict(
                 run.get("target", "?"), run.get("kind", "lab"), doc.get("chapter", "?"),
-                run.get("id", "?"), rec["data"])
+                run.get("id", "?"), rec["data"], run.get("versions") or {})
     return list(by_id.values())
 
 
@@ -80,9 +86,73 @@ def targets(rs: list[Row]) -> list[str]:
 # --- words ------------------------------------------------------------------------------------------
 def verdict_word(v: str, tr: Translator) -> str:
     # One literal message per verdict, so Babel extracts each.
-    return {"reproduced": tr._("reproduced"), "differs": tr._("differs"),
+    return {"reproduced": tr._("reproduced"),
+            "reproduced-on-lab-model": tr._("reproduced on the lab's model"),
+            "consistent-arithmetic": tr._("consistent arithmetic"),
+            "differs": tr._("differs"),
             "not-reproducible-at-lab-scale": tr._("not reproducible at lab scale"),
             "not-measured": tr._("not measured")}[v]
+
+
+# --- evidence ---------------------------------------------------------------------------------------
+# What exercised a claim (tr4947.procedures.record.Recorder.evidence), in the edition's words:
+# the real software with the run's versions, the lab's models, the published figures.
+def _real_word(x: str, versions: dict[str, str], tr: Translator) -> str:
+    v = versions.get
+    return {
+        "kafka": tr._("Kafka {version} brokers", version=v("Kafka", "")).replace("  ", " "),
+        "kafka-tools": tr._("Kafka's command-line tools"),
+        "kafka-clients": tr._("Kafka's Java producer and consumer"),
+        "omb": tr._("the guide's OMB benchmark (confluent-kafka {version})",
+                    version=v("confluent-kafka", "")),
+        "linux": tr._("Linux (processes, network, accounting)"),
+        "ansible": tr._("ansible-playbook with netapp.ontap"),
+        "aws-cli": tr._("the AWS CLI"),
+        "guide-code": tr._("the guide's own code (audit, formula)"),
+        "ontap": tr._("ONTAP"),
+        "linux-nfs": tr._("the Linux kernel's NFS client"),
+        "fsx": tr._("FSx for NetApp ONTAP"),
+    }.get(x, x)
+
+
+def _model_word(x: str, tr: Translator) -> str:
+    return {
+        "nfs-layer": tr._("the lab's NFS client layer (its silly rename and preserve-unlink)"),
+        "ontap-stand-in": tr._("the ONTAP stand-in's commands"),
+        "ontap-efficiency": tr._("the ONTAP stand-in's deduplication and compression model"),
+        "ontap-lease": tr._("the ONTAP stand-in's NFSv4 lease"),
+        "ontap-space": tr._("the ONTAP stand-in's space accounting"),
+        "fsx-moto": tr._("moto's model of the FSx API"),
+        "modelled-timing": tr._("a timing the lab models (the LIF move's pause)"),
+    }.get(x, x)
+
+
+def evidence(v: Verdict | None, tr: Translator) -> str:
+    """What exercised the claim, in a sentence or two: the decisive kind first."""
+    if v is None:
+        return "–"
+    ev = v.data.get("evidence")
+    if not ev:
+        return tr._("not recorded (a run before evidence was kept)")
+    sep = tr._(", ")
+    real = sep.join(_real_word(x, v.versions, tr) for x in ev.get("real", []))
+    model = sep.join(_model_word(x, tr) for x in ev.get("model", []))
+    also = sep.join(_model_word(x, tr) for x in ev.get("also", []))
+    out = []
+    kind = ev.get("kind")
+    if kind == "arithmetic":
+        out.append(tr._("Arithmetic on the TR's published figures."))
+    elif kind == "model":
+        out.append(tr._("Decided on the lab's model: {models}.", models=model))
+    elif kind == "real":
+        out.append(tr._("Decided by real software."))
+    else:
+        out.append(tr._("Nothing ran that could test it."))
+    if real and kind != "none":
+        out.append(tr._("Real: {software}.", software=real))
+    if also:
+        out.append(tr._("Also in the path, modelled: {models}.", models=also))
+    return ("" if tr.lang == "ja" else " ").join(out)
 
 
 def number(v: float, tr: Translator) -> str:
@@ -134,7 +204,10 @@ def _verdict_cell(v: Verdict | None, tr: Translator) -> str:
 
 
 def _claim_link(c: dict[str, Any], tr: Translator) -> str:
-    return f"xref:{c['page']}.adoc#{c['section']}[{_cell(c['statement'][tr.lang])}]"
+    # Quoted: a statement with "=" (nconnect=16) would otherwise be read as the macro's
+    # attributes, cutting it at a comma or leaving the raw target as the link's text.
+    text = _cell(c["statement"][tr.lang]).replace('"', '\\"')
+    return f'xref:{c["page"]}.adoc#{c["section"]}["{text}"]'
 
 
 def _tr_figure(c: dict[str, Any], tr: Translator) -> str:
@@ -146,12 +219,22 @@ def _recorded(v: Verdict, key: str, tr: Translator) -> str:
 
 
 # --- the ledger -------------------------------------------------------------------------------------
+def tally(rs: list[Row]) -> dict[str, int]:
+    """How many of the lab's verdicts say each word ("none": claims no run judged)."""
+    out = {k: sum(1 for r in rs if r.verdicts.get("lab") and
+                  r.verdicts["lab"].verdict == k) for k in VERDICTS}
+    out["none"] = sum(1 for r in rs if "lab" not in r.verdicts)
+    return out
+
+
 def summary(rs: list[Row], tr: Translator) -> str:
     """"56 claims: 12 reproduced, 3 differ, ..." for the lab's verdicts."""
-    counts = {k: sum(1 for r in rs if r.verdicts.get("lab") and
-                     r.verdicts["lab"].verdict == k) for k in VERDICTS}
-    counts["none"] = sum(1 for r in rs if "lab" not in r.verdicts)
+    counts = tally(rs)
     words = {"reproduced": tr._("{count} reproduced", count=counts["reproduced"]),
+             "reproduced-on-lab-model": tr._("{count} reproduced on the lab's model",
+                                             count=counts["reproduced-on-lab-model"]),
+             "consistent-arithmetic": tr._("{count} consistent arithmetic",
+                                           count=counts["consistent-arithmetic"]),
              "differs": tr._("{count} differ", count=counts["differs"]),
              "not-reproducible-at-lab-scale": tr._("{count} not reproducible at lab scale",
                                                    count=counts["not-reproducible-at-lab-scale"]),
@@ -162,34 +245,58 @@ def summary(rs: list[Row], tr: Translator) -> str:
 
 
 def ledger(rs: list[Row], tr: Translator | None = None, full: bool = True) -> str:
-    """The claims ledger as an AsciiDoc table. ``full``: with why and what to do (the ledger
-    page); otherwise claim, TR, lab, verdict (the home page)."""
+    """The claims ledger as an AsciiDoc table: claim, verdict and evidence first (side by
+    side, read at a glance), then the TR's figure, the lab's, other targets' verdicts, why
+    and what to do. ``full=False``: the home page's short summary (``home``)."""
     tr = tr or Translator("en")
+    if not full:
+        return home(rs, tr)
     others = [x for x in targets(rs) if x != "lab"]
-    head = [tr._("Claim"), tr._("TR-4947"), tr._("Lab figure"), tr._("Verdict")] + \
+    head = [tr._("Claim"), tr._("Verdict"), tr._("Evidence"), tr._("TR-4947"),
+            tr._("Lab figure")] + \
         [tr._("Verdict on {target}", target=f"`{o}`") for o in others] + \
-        ([tr._("Why"), tr._("What to do")] if full else [])
-    widths = [26, 16, 16, 12] + [12] * len(others) + ([18, 14] if full else [])
-    # The home page's table fits its column (the verdict in view); the whole ledger scrolls
-    # sideways with the claim pinned.
-    role = "ledger result-table " + ("pin" if full else "fit")
+        [tr._("Why"), tr._("What to do")]
+    widths = [24, 12, 18, 14, 14] + [12] * len(others) + [18, 14]
+    # The claim column is pinned when the table scrolls sideways; the verdict sits beside it.
+    role = "ledger result-table pin"
     lines = [f'[%header,cols="{",".join(f"{w}" for w in widths)}",role="{role}"]',
              "|==="]
     lines.append(" ".join(f"|{h}" for h in head))
     for r in rs:
         lab = r.verdicts.get("lab")
         where = f"{lab.chapter} {r.claim['id']} lab" if lab else ""
-        cells = [_claim_link(r.claim, tr), _tr_figure(r.claim, tr),
-                 _cell(figure(lab.data.get("lab"), tr, where)) if lab else "–",
-                 _verdict_cell(lab, tr)]
+        cells = [_claim_link(r.claim, tr), _verdict_cell(lab, tr), _cell(evidence(lab, tr)),
+                 _tr_figure(r.claim, tr),
+                 _cell(figure(lab.data.get("lab"), tr, where)) if lab else "–"]
         cells += [_verdict_cell(r.verdicts.get(o), tr) for o in others]
-        if full:
-            cells.append(_recorded(lab, "why", tr) if lab else "–")
-            cells.append(_recorded(lab, "action", tr) if lab and lab.data.get("action")
-                         else "–")
+        cells.append(_recorded(lab, "why", tr) if lab else "–")
+        cells.append(_recorded(lab, "action", tr) if lab and lab.data.get("action")
+                     else "–")
         lines.append(" ".join(f"a|{c}" if i == 0 else f"|{c}" for i, c in enumerate(cells)))
     lines.append("|===")
     return f"[.ledger-summary]\n{tr.period(summary(rs, tr))}\n\n" + "\n".join(lines) + "\n"
+
+
+def home(rs: list[Row], tr: Translator | None = None) -> str:
+    """The home page's short ledger: the count of each verdict, then only the rows an
+    operator must act on (where the lab's run differs from the claim), claim and verdict
+    side by side with what to do; the whole ledger is on its own page."""
+    tr = tr or Translator("en")
+    act = [r for r in rs if r.verdicts.get("lab") and r.verdicts["lab"].verdict == "differs"]
+    out = [f"[.ledger-summary]\n{tr.period(summary(rs, tr))}",
+           tr._("The whole ledger, with the evidence behind each verdict: {link}.",
+                link="xref:ledger.adoc[]")]
+    if act:
+        out.append("." + tr._("Where the runs differ from the claim: what to do"))
+        lines = ['[%header,cols="40,14,46",role="ledger result-table fit"]', "|===",
+                 f"|{tr._('Claim')} |{tr._('Verdict')} |{tr._('What to do')}"]
+        for r in act:
+            v = r.verdicts["lab"]
+            lines.append(f"a|{_claim_link(r.claim, tr)} |{_verdict_cell(v, tr)} "
+                         f"|{_recorded(v, 'action', tr) if v.data.get('action') else '–'}")
+        lines.append("|===")
+        out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n"
 
 
 def verdict_block(rs: list[Row], page: str, tr: Translator | None = None) -> str:
@@ -210,6 +317,9 @@ def verdict_block(rs: list[Row], page: str, tr: Translator | None = None) -> str
         between = "" if tr.lang == "ja" else " "          # Japanese: no space after 。
         out.append(tr._("TR-4947: {tr}; lab: {lab}.", tr=_tr_figure(r.claim, tr), lab=lab)
                    + (between + _recorded(v, "why", tr) if v else "") + " +")
+        if v:
+            out.append(tr._("_Evidence_: {evidence}", evidence=_cell(evidence(v, tr)))
+                       + (" +" if v.data.get("action") else ""))
         if v and v.data.get("action"):
             out.append(tr._("_What to do_: {action}", action=_recorded(v, "action", tr)))
     out.append("****")

@@ -33,7 +33,17 @@ def render(rec: dict[str, Any], tr: Translator | None = None, where: str = "") -
     runs, missed = data["runs"], not_held(data)
     threshold = percent(tr, data.get("threshold", 0.95))
     out = []
-    if missed:
+    # A calibration's attempts step down from a high rate until one holds: one that fell short
+    # is how the search goes, not a missed run (older records say so only in their title).
+    calibration = data.get("calibration") or str(rec.get("title", "")).startswith("Calibration")
+    if calibration:
+        out.append("[NOTE.load-calibration]\n"
+                   + tr._("A calibration: each attempt asks for a lower rate until one holds, so "
+                          "{missed} of {runs} attempts fell short of their rate on the way down "
+                          "by design. They are not measured runs, and no verdict is drawn from "
+                          "them.", missed=len(missed), runs=len(runs))
+                   + "\n")
+    elif missed:
         # A paragraph admonition: the result around it is an example block (====), and a
         # delimited block with the same delimiter would close it.
         out.append("[WARNING.load-not-held]\n"
