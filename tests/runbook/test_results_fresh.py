@@ -105,6 +105,10 @@ def _loads(doc: dict) -> list[dict]:
     return [r for r in doc["records"] if r["kind"] == "load"]
 
 
+def _calibration(load: dict) -> bool:
+    return bool(load["data"].get("calibration")) or load["title"].startswith("Calibration")
+
+
 @pytest.mark.parametrize("record", LAB, ids=lambda p: p.stem)
 def test_every_load_driven_result_carries_its_rates(record):
     """A chapter that ran OMB records, for every run, the rate it asked for and the rate it
@@ -145,7 +149,9 @@ def test_a_run_that_did_not_hold_its_rate_says_so_on_its_page(record, tmp_path):
     from tr4947.results import render
     from tr4947.results.i18n import Translator
     doc = json.loads(record.read_text())
-    short = {r["id"] for r in _loads(doc) if any(not x["held"] for x in r["data"]["runs"])}
+    # A calibration's attempts that fell short are its search, not missed runs: a note says so.
+    short = {r["id"] for r in _loads(doc) if not _calibration(r)
+             and any(not x["held"] for x in r["data"]["runs"])}
     if not short:
         pytest.skip(f"{record.stem}: every run held its rate")
     for ed in ("en", "fr", "ja"):
@@ -157,5 +163,5 @@ def test_a_run_that_did_not_hold_its_rate_says_so_on_its_page(record, tmp_path):
             assert "[WARNING.load-not-held]" in part.read_text(), (ed, proc_id)
     judged = [r for r in doc["records"] if r["kind"] == "verdict"
               and r["data"].get("load_held") is False
-              and r["data"]["verdict"] in ("reproduced", "differs")]
+              and r["data"]["verdict"] != "not-measured"]
     assert not judged, f"verdicts drawn from runs that did not hold: {judged}"
