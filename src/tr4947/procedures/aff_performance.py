@@ -23,7 +23,7 @@ class AffPerformance:
     def __init__(self, run: ChapterRun, create_flexgroup: bool):
         self.run, self.t, self.rec = run, run.target, run.rec
         self.tb = tb = Testbed(self.t)
-        print(tb.deploy())
+        print(tb.deploy(run))
         self.started = None
         if create_flexgroup:
             # AFF-1's FlexGroup (its corrected playbook, as the aff-a900-storage notebook runs

@@ -22,6 +22,16 @@ target must provide before the first step (``provision``)::
 
 A string ``"{name}"`` takes the value of the notebook parameter ``name``; ``when`` names a
 boolean parameter without which nothing is provisioned.
+
+A chapter that needs other deployments later in its run declares them too, as named
+``stages`` (the performance chapters: each layout a fresh cluster, as the TR deployed each;
+CVO-8's DAS and NFS clusters side by side)::
+
+    "provision": {"clusters": ["nfs"], "kafka": "installed",
+                  "stages": {"compare": {"clusters": ["das", "nfs"], "kafka": "started"}}}
+
+and asks for them by name (:meth:`ChapterRun.provision`), so every cluster a chapter runs on
+is one its metadata declares, never one a procedure builds on its own.
 """
 from __future__ import annotations
 
@@ -39,7 +49,7 @@ from .record import Recorder
 
 RUN_FILE = "run.json"
 NOTEBOOKS = paths.REPO / "notebooks"
-PROVISION_KEYS = {"clusters", "kafka", "fresh", "kafka_version", "when"}
+PROVISION_KEYS = {"clusters", "kafka", "fresh", "kafka_version", "when", "stages"}
 
 
 @dataclass
@@ -80,10 +90,19 @@ def declared(notebook: str | os.PathLike) -> dict[str, Any]:
     return meta.get("tr4947") or {}
 
 
-def provision_spec(declaration: dict[str, Any], parameters: dict[str, Any]) -> dict | None:
-    """The notebook's ``provision`` with its parameters filled in: keyword arguments for
-    Target.provision, or None when there is nothing to provision."""
-    spec = declaration.get("provision")
+def provision_spec(declaration: dict[str, Any], parameters: dict[str, Any],
+                   stage: str | None = None) -> dict | None:
+    """The notebook's ``provision`` (or its stage ``stage``) with its parameters filled in:
+    keyword arguments for Target.provision, or None when there is nothing to provision."""
+    spec = dict(declaration.get("provision") or {})
+    stages = spec.pop("stages", None) or {}
+    if stage is not None:
+        if stage not in stages:
+            raise ValueError(f"provision: no stage {stage!r} declared; declared: "
+                             f"{sorted(stages) or 'none'} (metadata.tr4947.provision.stages)")
+        spec = dict(stages[stage])
+        if "stages" in spec:
+            raise ValueError(f"provision stage {stage!r}: a stage declares no stages of its own")
     if not spec:
         return None
     unknown = set(spec) - PROVISION_KEYS
@@ -128,6 +147,13 @@ class ChapterRun:
         self.notebook = notebook
         self.by_runner = by_runner
         self.provisioned = provisioned
+
+    def provision(self, stage: str | None = None) -> str:
+        """A deployment the notebook declares, fresh: its ``provision`` again (None: another
+        copy of what the run started with, as a new layout gets) or its stage ``stage``.
+        What was done, in one line."""
+        spec = provision_spec(declared(self.notebook), {}, stage)
+        return provision(self.target, spec) or "nothing declared to provision"
 
     @property
     def is_lab(self) -> bool:

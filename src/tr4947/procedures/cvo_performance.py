@@ -117,7 +117,7 @@ class CvoPerformance:
         for layout in layouts:
             spec = LAYOUT[layout]
             tb = self.tb
-            print(f"== {spec['name']}: {tb.deploy()}")
+            print(f"== {spec['name']}: {tb.deploy(self.run)}")
             vols = self.t.run_snippet(spec["volumes"], self.ontap, check=True,
                                       replace=self.values)
             mounts = tb.mount(spec["mount"], fstab=spec["fstab"], servers=self.values,
@@ -208,7 +208,7 @@ class CvoPerformance:
             print(f"target {self.t.name}: no {' or '.join(missing)} cluster in its inventory; "
                   "CVO-8 needs both (skipped)")
             return
-        print(self.t.provision(list(CLUSTERS), kafka="started", fresh=True))
+        print(self.run.provision("compare"))
         beds = {c: Testbed(self.t, c) for c in CLUSTERS}
         scale = dict(self.scale, duration_s=duration_s) if self.scale else None
         self.compare_duration = duration_s

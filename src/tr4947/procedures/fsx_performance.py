@@ -26,7 +26,7 @@ class FsxPerformance:
         self.run, self.t, self.rec = run, run.target, run.rec
         self.tb = tb = Testbed(self.t)
         self.create_file_system = create_file_system
-        print(tb.deploy())
+        print(tb.deploy(run))
         self.nfs_address = self.t.inventory.ontap().get("ontap_data_lifs")[0]["address"]
         self.needs = self.started = None
         if create_file_system:

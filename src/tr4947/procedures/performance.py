@@ -5,9 +5,10 @@ Three brokers and one OMB client, set up the way the TR describes: NFS mounts on
 ``server.properties`` applied to each broker's own file (its identity kept: ``node.id``,
 listeners, controllers) with its own ``log.dirs``, Kafka started, OMB on the client.
 
-Each layout is a deployment of its own, as the TR's were: ``deploy()`` asks the Target for a
-fresh cluster (the lab builds one; a real target is the cluster its inventory describes,
-which the operator deploys per layout).
+Each layout is a deployment of its own, as the TR's were: the notebook declares the cluster
+(``metadata.tr4947.provision``), the runner provisions it before the first step, and
+``deploy()`` asks for a fresh copy of it for each later layout (the lab builds one; a real
+target is the cluster its inventory describes, which the operator deploys per layout).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ class Testbed:
         self.controllers = [h.name for h in self.kafka.controllers]
         self._fstab_added: dict[str, bool] = {}
         self.mounted: list = []             # the last mount()'s Results (for needs=)
+        self._used = False                  # whether a layout has used the cluster yet
 
     @property
     def bootstrap(self) -> str:
@@ -67,10 +69,15 @@ class Testbed:
         return run
 
     # --- deployment ---------------------------------------------------------------------------
-    def deploy(self) -> str:
-        """A fresh cluster for a layout: the Target's hosts, Kafka installed, nothing mounted."""
+    def deploy(self, run) -> str:
+        """The cluster for a layout, as the notebook declares it (Kafka installed, nothing
+        mounted): for the first, the one the run was provisioned with; for each later one, a
+        fresh copy (``run``: the ChapterRun)."""
         self._fstab_added.clear()
-        return self.t.provision([self.kafka.name], kafka="installed", fresh=True)
+        if not self._used:
+            self._used = True
+            return run.provisioned or "the cluster the run was provisioned with"
+        return run.provision()
 
     def mount(self, *snippets: str, fstab: str | None = None, servers=None,
               replace: dict | None = None, needs=None, **variables) -> dict[str, dict]:
