@@ -23,8 +23,7 @@ from shlex import quote as q
 from .. import kafka_tools as kt
 from ..wait import until
 from ..measure import recovery
-from ..inventory import Host
-from ..targets.kafka import bootstrap_of
+from ..targets.kafka import KafkaCluster, bootstrap_of
 from .record import agrees
 
 CLUSTERS = ("das", "nfs")
@@ -33,46 +32,23 @@ REC2 = {"das": "broker-recovery/REC-2-standby-das.sh",
         "nfs": "broker-recovery/REC-2-standby-nfs.sh"}
 
 
-@dataclass
-class Cluster:
-    name: str
-    brokers: list[Host]                 # broker 1 first
-    spare: Host                         # the standby (the host that takes over next)
-    volume: str | None                  # broker 1's NFS export (None: its own disk, DAS)
-    rounds: int = 0
-
-    @property
-    def broker1(self) -> Host:
-        return self.brokers[0]
-
-    @property
-    def shared_volume(self) -> bool:
-        return self.volume is not None
-
-
-def clusters(t) -> dict[str, Cluster]:
+def clusters(t) -> dict[str, KafkaCluster]:
+    """The inventory's das and nfs clusters; each needs brokers and a standby host."""
     out = {}
     for c in CLUSTERS:
-        brokers = t.cluster(c).brokers
-        spare = t.cluster(c).standbys
-        if not brokers or not spare:
+        kc = t.cluster(c)
+        if not kc.brokers or kc.standby is None:
             raise ValueError(f"cluster {c} needs brokers and a standby host "
-                             "(kafka_standby: true) in inventory {t.name}")
-        b1 = brokers[0]
-        vol = b1.get("nfs_volume")
-        export = None
-        if vol:
-            junction = (b1.get("kafka_volumes") or {}).get(vol, {}).get("junction_path", "/" + vol)
-            export = f"{b1.get('nfs_lif')}:{junction}"
-        out[c] = Cluster(c, brokers, spare[0], export)
+                             f"(kafka_standby: true) in inventory {t.name}")
+        out[c] = kc
     return out
 
 
-def bootstrap(C: Cluster, skip_first: bool = False) -> str:
+def bootstrap(C: KafkaCluster, skip_first: bool = False) -> str:
     return bootstrap_of(C.brokers[1:] if skip_first else C.brokers)
 
 
-def populate(t, rb, CL: dict[str, Cluster], size_gb: float, scale: float,
+def populate(t, rb, CL: dict[str, KafkaCluster], size_gb: float, scale: float,
              read_fraction: float, record: bool):
     """REC-1: the test topic on both clusters, filled to ``size_gb`` x ``scale`` per broker,
     a consumer group's offsets committed. Returns (records, Result)."""
@@ -90,7 +66,7 @@ def populate(t, rb, CL: dict[str, Cluster], size_gb: float, scale: float,
     return records, r
 
 
-def delete_topic(t, CL: dict[str, Cluster]) -> None:
+def delete_topic(t, CL: dict[str, KafkaCluster]) -> None:
     """Remove the test topic and its consumer group from both clusters (before the next
     size is written), and wait until the brokers have deleted its files."""
     client = t.hosts("clients")[0].name
@@ -106,9 +82,9 @@ def delete_topic(t, CL: dict[str, Cluster]) -> None:
                      180, 1, f"{b.name} to delete {TOPIC}'s files")
 
 
-def plan_replacement(t, rb, C: Cluster) -> None:
+def plan_replacement(t, rb, C: KafkaCluster) -> None:
     """A dry run: the steps REC-2 would take on this cluster, each printed as its plan."""
-    old, new = C.broker1, C.spare
+    old, new = C.brokers[0], C.standby
     rb.show("REC-2", f"{C.name.upper()}: broker 1 fails", t.stop_kafka(old.name, kill=True))
     rb.show("REC-2", f"{C.name.upper()}: its address moves to the standby",
             t.move_address(old.kafka_address, old.name, new.name))
@@ -116,13 +92,13 @@ def plan_replacement(t, rb, C: Cluster) -> None:
             t.run_snippet(REC2[C.name], new.name))
 
 
-def held(t, C: Cluster) -> int:
+def held(t, C: KafkaCluster) -> int:
     """Bytes broker 2 holds (it has a replica of every partition): the data per broker."""
     b2 = C.brokers[1]
     return t.du(b2.name, str(b2.get("kafka_log_dirs")).split(",")[0])
 
 
-def committed_offsets(t, C: Cluster):
+def committed_offsets(t, C: KafkaCluster):
     """(sum of the group's committed offsets, partitions listed, Result) - read-only."""
     r = t.run_snippet("broker-recovery/REC-3-consumer-offsets.sh", t.hosts("clients")[0].name,
                       read_only=True, check=True, BOOTSTRAP=bootstrap(C, skip_first=True).split(",")[0])
@@ -130,7 +106,7 @@ def committed_offsets(t, C: Cluster):
     return sum(int(x[3]) for x in rows if x[3].isdigit()), len(rows), r
 
 
-def end_offsets(t, C: Cluster) -> dict[str, int]:
+def end_offsets(t, C: KafkaCluster) -> dict[str, int]:
     r = t.run(f"bin/kafka-get-offsets.sh --bootstrap-server {bootstrap(C, skip_first=True)} "
               f"--topic {TOPIC}", t.hosts("clients")[0].name, read_only=True, check=True)
     return {f"{TOPIC}-{p}": int(o) for p, o in (line.split(":")[1:] for line in r.stdout.split())}
@@ -159,23 +135,23 @@ class Replacement:
         return self.isr_complete - self.started
 
 
-def replace_broker_1(t, C: Cluster, isr_timeout: float) -> Replacement:
+def replace_broker_1(t, C: KafkaCluster, isr_timeout: float, round_no: int) -> Replacement:
     """REC-2 on one cluster, then REC-3's measurements. The cluster's broker 1 is then the
     host that took over; the host it replaced is the spare."""
     t0 = time.monotonic()
-    old, new = C.broker1, C.spare
+    old, new = C.brokers[0], C.standby
     log_dir = str(old.get("kafka_log_dirs")).split(",")[0]
     address = old.kafka_address
     env = {"BOOTSTRAP": bootstrap(C, skip_first=True).split(",")[0]}
-    if C.shared_volume:
-        env["VOLUME"] = C.volume
+    if C.on_nfs:
+        env["VOLUME"] = C.export()
     had = t.du(old.name, log_dir)
     # The standby is identical to broker 1: same server.properties. On DAS its disk is new
     # and empty; on NFS it has nothing mounted yet.
     t.copy_file(old.name, f"{old.get('kafka_home', kt.KAFKA_HOME)}/config/server.properties",
                 new.name).check()
     mp = old.get("kafka_mountpoint")
-    if C.shared_volume:
+    if C.on_nfs:
         t.run(f"if mountpoint -q {q(mp)}; then umount {q(mp)}; fi", new.name, check=True)
     else:
         t.run(f"rm -rf {q(log_dir)} && mkdir -p {q(log_dir)}", new.name, check=True)
@@ -184,7 +160,7 @@ def replace_broker_1(t, C: Cluster, isr_timeout: float) -> Replacement:
         # Broker 1 fails: its JVM dies, and with the host gone so does its NFS mount.
         killed = time.time()
         t.stop_kafka(old.name, kill=True)
-        if C.shared_volume:
+        if C.on_nfs:
             t.run(f"umount -l {q(mp)}", old.name, check=True)
         # The cluster notices (the controller fences it after its session timeout) before the
         # standby takes over, as in the TR, where moving the address took longer than that.
@@ -204,19 +180,18 @@ def replace_broker_1(t, C: Cluster, isr_timeout: float) -> Replacement:
     has = t.du(new.name, log_dir)
     # Bytes the replacement had to fetch: all of it on an empty disk; on the same volume, only
     # what the log dir gained (nothing was produced meanwhile).
-    copied = has if not C.shared_volume else max(0, has - had)
+    copied = has if not C.on_nfs else max(0, has - had)
     # The old host is the spare now: its address is gone, its Kafka stopped.
     old.vars.pop("kafka_address", None)
-    C.brokers[0], C.spare = new, old
-    C.rounds += 1
-    rep = Replacement(C.name, C.rounds, old.name, new.name, started, complete, copied, r,
+    C.took_over(old, new)
+    rep = Replacement(C.name, round_no, old.name, new.name, started, complete, copied, r,
                       extra={"fenced_after": fenced - killed, "killed": killed})
     measure_log(t, C, rep)
     rep.extra["step_seconds"] = time.monotonic() - t0
     return rep
 
 
-def measure_log(t, C: Cluster, rep: Replacement) -> None:
+def measure_log(t, C: KafkaCluster, rep: Replacement) -> None:
     """REC-3 from the replacement's log: the TR's recovery time, and where each partition's
     replica started (offset 0: copied again; the cluster's end offset: found in place); and
     the consumer group's committed offsets after the recovery. The four reads are
@@ -277,7 +252,8 @@ class BrokerRecovery:
             before = {c: committed_offsets(self.t, C)[0] for c, C in CL.items()}
             for _ in range(repeats):
                 for c, C in CL.items():
-                    r = replace_broker_1(self.t, C, isr_timeout_s)
+                    r = replace_broker_1(self.t, C, isr_timeout_s,
+                                         1 + sum(x.cluster == c for x in self.replacements))
                     self.rec.measured(r.isr_complete - r.extra["killed"], f"REC-3 {c} round "
                                       f"{r.round}")
                     r.extra.update(size=size, held=self.sizes[size][c],

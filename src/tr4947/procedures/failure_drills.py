@@ -39,6 +39,7 @@ from shlex import quote as q
 
 from .. import kafka_tools as kt
 from ..inventory import Host
+from ..targets.kafka import KafkaCluster, bootstrap_of
 from ..measure import drills as m
 from ..measure.spread import spread
 from ..wait import port_open, until
@@ -81,17 +82,32 @@ LOG_PATTERN = ("Fencing broker|unfence has been granted|has been unfenced|new in
 
 @dataclass
 class Side:
-    """One cluster as the drills use it: broker 1 (the one every fault hits), its standby,
-    and on NFS broker 1's volume and mount."""
-    name: str
+    """One cluster as the drills use it: the KafkaCluster view (where each broker keeps its
+    log: tr4947.targets.kafka), and what the drills fix at the start, since a host-loss
+    drill moves broker 1 to its standby: broker 1, its standby, and on NFS broker 1's
+    volume, export, mount point, mount options and data LIF."""
+    cluster: KafkaCluster
     brokers: list[Host]
     standby: Host | None
-    controllers: list[Host]
     volume: str | None = None               # ONTAP volume of broker 1 (None: DAS)
     export: str | None = None               # lif:/junction
     mountpoint: str | None = None
     options: str = "vers=4.1"               # the inventory's NFS mount options
     lif: dict = field(default_factory=dict)  # the data LIF broker 1 mounts from
+
+    @classmethod
+    def of(cls, kc: KafkaCluster) -> "Side":
+        b1 = kc.brokers[0]
+        return cls(kc, list(kc.brokers), kc.standby, kc.volume(b1), kc.export(b1),
+                   kc.mountpoint(b1), kc.mount_options(b1), kc.lif(b1))
+
+    @property
+    def name(self) -> str:
+        return self.cluster.name
+
+    @property
+    def controllers(self) -> list[Host]:
+        return self.cluster.controllers
 
     @property
     def b1(self) -> Host:
@@ -102,29 +118,22 @@ class Side:
         return self.volume is not None
 
     def bootstrap(self, skip_b1: bool = False) -> str:
-        return ",".join(f"{h.kafka_address}:{h.get('kafka_port', 9092)}"
-                        for h in (self.brokers[1:] if skip_b1 else self.brokers))
+        return bootstrap_of(self.brokers[1:] if skip_b1 else self.brokers)
 
     @property
     def node_id(self) -> int:
-        return int(self.b1.get("kafka_node_id"))
+        return self.cluster.node_id(self.b1)
 
     def log_dir(self, h: Host | None = None) -> str:
-        return str((h or self.b1).get("kafka_log_dirs")).split(",")[0]
+        return self.cluster.log_dir(h or self.b1)
 
     def export_of(self, h: Host) -> str | None:
-        vol = h.get("nfs_volume")
-        if not vol:
-            return None
-        junction = (h.get("kafka_volumes") or {}).get(vol, {}).get("junction_path", "/" + vol)
-        return f"{h.get('nfs_lif')}:{junction}"
+        return self.cluster.export(h)
 
 
 def sides(t) -> dict[str, Side]:
     """The inventory's ``das`` and ``nfs`` clusters (those it has), as the drills use them."""
     out = {}
-    lifs = {lif["address"]: lif for lif in t.inventory.ontap().get("ontap_data_lifs") or []} \
-        if "ontap" in t.inventory.groups else {}
     for c in CLUSTERS:
         if c not in t.inventory.groups:
             continue
@@ -132,14 +141,7 @@ def sides(t) -> dict[str, Side]:
         if len(kc.brokers) < 3:
             raise ValueError(f"cluster {c} of {t.name} needs three brokers for the drills "
                              f"(topic with three replicas); it has {len(kc.brokers)}")
-        s = Side(c, kc.brokers, (kc.standbys or [None])[0], kc.controllers)
-        b1 = s.b1
-        if b1.get("nfs_volume"):
-            s.volume, s.export = b1.get("nfs_volume"), s.export_of(b1)
-            s.mountpoint = b1.get("kafka_mountpoint", "/mnt/data")
-            s.options = b1.get("nfs_mount_options", "vers=4.1")
-            s.lif = lifs.get(b1.get("nfs_lif"), {})
-        out[c] = s
+        out[c] = Side.of(kc)
     if not out:
         raise ValueError(f"target {t.name} has neither a das nor an nfs Kafka cluster")
     return out

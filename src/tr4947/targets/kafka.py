@@ -36,9 +36,11 @@ def bootstrap_of(hosts: Iterable[Host]) -> str:
 
 class KafkaCluster:
     """One Kafka cluster of a target's inventory (a child group of ``kafka``), composed over
-    the Target, as kafkatest's KafkaService is over its cluster: its hosts by role, where
-    clients bootstrap, and start, stop, alive, logs through the Target (so over SSH, planned
-    without confirm on a real target)."""
+    the Target, as kafkatest's KafkaService is over its cluster: its hosts by role (brokers,
+    controllers, standbys), where clients bootstrap, where each broker keeps its log (its log
+    dir, and on NFS its volume, export, mount point, mount options and data LIF), and start,
+    stop, alive, logs through the Target (so over SSH, planned without confirm on a real
+    target). Chapters take this view; none builds its own."""
 
     def __init__(self, target, name: str):
         self.target = target
@@ -63,13 +65,70 @@ class KafkaCluster:
     def standbys(self) -> list[Host]:
         return self._role("broker", standby=True)
 
+    @property
+    def standby(self) -> Host | None:
+        """The host that takes over a failed broker next (the first standby), if any."""
+        return (self.standbys or [None])[0]
+
+    def took_over(self, old: Host, new: Host) -> None:
+        """``new`` (a standby) now serves in ``old``'s place, and ``old`` is the standby: this
+        view's roles and order follow (``new`` takes ``old``'s position, so broker 1 stays
+        first). Only this view's copy of the hosts changes: the inventory's files do not."""
+        i, j = self.hosts.index(old), self.hosts.index(new)
+        self.hosts[i], self.hosts[j] = new, old
+        new.vars["kafka_standby"], old.vars["kafka_standby"] = False, True
+
+    def _host(self, host: Host | str | None) -> Host:
+        if host is None:
+            return self.brokers[0]
+        return self.target.host(host) if isinstance(host, str) else host
+
+    def node_id(self, host: Host | str | None = None) -> int:
+        """A broker's node.id (default: broker 1's)."""
+        return int(self._host(host).get("kafka_node_id"))
+
+    # --- where a broker keeps its log ---------------------------------------------------------
+    @property
+    def on_nfs(self) -> bool:
+        """Whether the brokers keep their logs on NFS volumes (broker 1's does)."""
+        return self.volume() is not None
+
+    def volume(self, host: Host | str | None = None) -> str | None:
+        """The ONTAP volume a broker's log dir is on (None: its own disk)."""
+        return self._host(host).get("nfs_volume") or None
+
+    def export(self, host: Host | str | None = None) -> str | None:
+        """``lif:/junction`` a broker mounts its volume from (None: its own disk)."""
+        h = self._host(host)
+        vol = self.volume(h)
+        if not vol:
+            return None
+        junction = (h.get("kafka_volumes") or {}).get(vol, {}).get("junction_path", "/" + vol)
+        return f"{h.get('nfs_lif')}:{junction}"
+
+    def mountpoint(self, host: Host | str | None = None) -> str | None:
+        h = self._host(host)
+        return h.get("kafka_mountpoint", "/mnt/data") if self.volume(h) else None
+
+    def mount_options(self, host: Host | str | None = None) -> str:
+        """The inventory's NFS mount options for a broker (default vers=4.1)."""
+        return self._host(host).get("nfs_mount_options", "vers=4.1")
+
+    def lif(self, host: Host | str | None = None) -> dict:
+        """The ONTAP data LIF (its inventory entry) a broker mounts from ({} if none)."""
+        h = self._host(host)
+        inv = self.target.inventory
+        if not self.volume(h) or "ontap" not in inv.groups:
+            return {}
+        lifs = {x["address"]: x for x in inv.ontap().get("ontap_data_lifs") or []}
+        return lifs.get(h.get("nfs_lif"), {})
+
     def bootstrap(self, skip: Iterable[str] = ()) -> str:
         return bootstrap_of(h for h in self.brokers if h.name not in set(skip))
 
-    def log_dir(self, host: Host | str) -> str:
-        """A broker's first log dir, from the inventory."""
-        h = self.target.host(host) if isinstance(host, str) else host
-        return str(h.get("kafka_log_dirs", "/var/lib/kafka")).split(",")[0]
+    def log_dir(self, host: Host | str | None = None) -> str:
+        """A broker's first log dir (default: broker 1's), from the inventory."""
+        return str(self._host(host).get("kafka_log_dirs", "/var/lib/kafka")).split(",")[0]
 
     def start(self, heap: str | None = None):
         """Controllers, then brokers (standbys stay down), and wait until all serve."""
