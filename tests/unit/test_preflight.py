@@ -1,5 +1,5 @@
 """PRE-1: the audit's reading of broker and ONTAP facts, and its verdicts."""
-from tr4947.procedures import preflight as pf
+from tr4947.procedures import nfs_audit as pf
 
 ONTAP = """cluster1::> version
 NetApp Release 9.12.1 (lab stand-in)

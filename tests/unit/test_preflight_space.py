@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tr4947.lab.ontap import session, state
-from tr4947.procedures import preflight as pf
+from tr4947.procedures import space_check as pf
+from tr4947.procedures.nfs_audit import FAIL, PASS
 from tr4947.targets.base import ontap_lines, render_vars, snippet_path
 
 MiB = 1024 ** 2
@@ -35,19 +36,19 @@ def row(pct: int, autosize: str = "off", size: int = 100 * MiB, maximum: int = 1
 
 
 @pytest.mark.parametrize("pct, autosize, maximum, verdict, fix", [
-    (50, "off", 120 * MiB, pf.PASS, ""),
-    (84, "off", 120 * MiB, pf.PASS, ""),
-    (85, "off", 120 * MiB, pf.FAIL, "volume autosize -vserver svm_kafka -volume v1 -mode grow "
+    (50, "off", 120 * MiB, PASS, ""),
+    (84, "off", 120 * MiB, PASS, ""),
+    (85, "off", 120 * MiB, FAIL, "volume autosize -vserver svm_kafka -volume v1 -mode grow "
                                     "-maximum-size 200MB"),
-    (97, "grow", 120 * MiB, pf.PASS, ""),
-    (97, "grow_shrink", 120 * MiB, pf.PASS, ""),
+    (97, "grow", 120 * MiB, PASS, ""),
+    (97, "grow_shrink", 120 * MiB, PASS, ""),
     # autosize on, but the volume has reached its maximum: only a person can grow it now
-    (97, "grow", 100 * MiB, pf.FAIL, "volume size -vserver svm_kafka -volume v1 -new-size +100MB"),
+    (97, "grow", 100 * MiB, FAIL, "volume size -vserver svm_kafka -volume v1 -new-size +100MB"),
 ])
 def test_verdict(pct, autosize, maximum, verdict, fix):
     r = pf.space_verdict(row(pct, autosize, maximum=maximum), "svm_kafka")
     assert (r.verdict, r.fix) == (verdict, fix)
-    if verdict == pf.FAIL:
+    if verdict == FAIL:
         assert "the broker stops when the volume is full" in r.note
 
 
@@ -80,13 +81,13 @@ def fill(root, n: int) -> None:
 def test_stand_in_volume_checked_before_and_after_it_fills_and_after_the_fix(root):
     fill(root, 10 * MiB)
     before = check(root)
-    assert before.verdict == pf.PASS and before.autosize == "off"
+    assert before.verdict == PASS and before.autosize == "off"
     assert "autosize off" in before.note
     # 95 MB usable (5% snapshot reserve); 90 MB used is 94%, past the 85% threshold
     fill(root, 90 * MiB)
     full = check(root)
-    assert (full.verdict, full.percent_used, full.threshold) == (pf.FAIL, 94, 85)
+    assert (full.verdict, full.percent_used, full.threshold) == (FAIL, 94, 85)
     shell(root, full.fix)                               # the fix the check names
     fixed = check(root)
-    assert fixed.verdict == pf.PASS and fixed.autosize == "grow"
+    assert fixed.verdict == PASS and fixed.autosize == "grow"
     assert fixed.max_autosize == 200 * MiB

@@ -6,7 +6,7 @@ from .. import broker_config
 from ..targets import playbooks
 from ..measure.spread import single
 from . import omb
-from . import preflight as pf
+from . import nfs_audit as pf
 from .context import ChapterRun
 from .performance import COMMAND, Testbed, snippet
 

@@ -84,7 +84,7 @@ class CvoStorage:
         """CVO-3 the TR's way first (on the lab by default): its fstab lines as printed,
         mounted, audited, and made safe in place by PRE-2."""
         from ..targets import fstab
-        from . import preflight as pf
+        from . import nfs_audit as pf
         if not (self.run.is_lab if tr_as_printed is None else tr_as_printed):
             return
         added = self.t.add_fstab_lines("aws-cvo/CVO-3-nfs-mounts.tr-as-written.fstab",
@@ -178,7 +178,7 @@ class CvoStorage:
 
     def audit(self) -> None:
         """PRE-1 over the broker as this chapter built it."""
-        from . import preflight as pf
+        from . import nfs_audit as pf
         rows, _ = pf.audit(self.t, hosts=[self.broker], needs=self.placed)
         if not self.placed.planned:
             verdict = pf.record(self.rec, "CVO-5", f"Preflight audit (PRE-1) of {self.broker} "

@@ -13,7 +13,7 @@ from ..measure.spread import ratio, series, spread
 from ..omb import LabScale, parse_driver, parse_workload
 from ..omb.driver import consumer_config, producer_config
 from . import omb
-from . import preflight as pf
+from . import nfs_audit as pf
 from .context import ChapterRun
 from .performance import COMMAND, Testbed, snippet
 

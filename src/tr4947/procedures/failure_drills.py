@@ -43,7 +43,8 @@ from ..targets.kafka import KafkaCluster, bootstrap_of
 from ..measure import drills as m
 from ..measure.spread import spread
 from ..wait import port_open, until
-from . import preflight as pf
+from . import space_check as sc
+from .nfs_audit import FAIL, PASS, default_svm
 from .record import agrees
 
 SNIP = "failure-drills/"
@@ -201,7 +202,7 @@ class FailureDrills:
         self.client = self.t.hosts("clients")[0].name
         self.ontap = self.t.inventory.ontap().name if "ontap" in self.t.inventory.groups \
             else None
-        self.svm = pf.default_svm(self.t) if self.ontap else None
+        self.svm = default_svm(self.t) if self.ontap else None
         self.outcomes: list[Outcome] = []
         self.setup = None                   # DRL-0's first step: planned on a dry run
         self.hook = False                   # the lab's NFS drill hook is on the NFS brokers
@@ -321,14 +322,14 @@ class FailureDrills:
             out["clusters"][s.name] = None if sample is None else \
                 (sample.broker_registered, sample.under_replicated)
             if self.ontap and s.nfs:
-                rows, _ = pf.space_audit(t, s.volume, self.svm)
+                rows, _ = sc.space_audit(t, s.volume, self.svm)
                 out["volumes"][s.volume] = rows[0].size if rows else None
             if self.ontap and s.lif:
                 r = t.run_snippet(SNIP + "DRL-2-lif-show.ontap", self.ontap, read_only=True,
                                   check=True, svm=self.svm, lif=s.lif["name"])
                 out["lifs"][s.lif["name"]] = [
                     (x.get("home-node"), x.get("curr-node"), x.get("is-home"))
-                    for x in pf.fields_table(r.stdout)]
+                    for x in sc.fields_table(r.stdout)]
         return out
 
     # --- the load around one drill on one cluster (DRL-0) ---------------------------------------
@@ -503,8 +504,8 @@ class FailureDrills:
                                  check=True, needs=self.setup, **args)
         nodes = self.t.run_snippet(SNIP + "DRL-2-nodes.ontap", self.ontap, read_only=True,
                                    check=True, needs=self.setup)
-        home = next((x.get("home-node") for x in pf.fields_table(lif.stdout)), None)
-        others = [x["node"] for x in pf.fields_table(nodes.stdout)
+        home = next((x.get("home-node") for x in sc.fields_table(lif.stdout)), None)
+        others = [x["node"] for x in sc.fields_table(nodes.stdout)
                   if x.get("node") not in (home, None)]
         partner = others[0] if others else "PARTNER_NODE"
         if not lif.planned and not others:
@@ -571,13 +572,13 @@ class FailureDrills:
         t = self.t
         checks: dict[str, str] = {}
 
-        def space(title: str | None, needs=None) -> pf.SpaceRow | None:
-            rows, r = pf.space_audit(t, s.volume, self.svm, needs=needs or self.setup)
+        def space(title: str | None, needs=None) -> sc.SpaceRow | None:
+            rows, r = sc.space_audit(t, s.volume, self.svm, needs=needs or self.setup)
             if title:
                 self.rec.show("DRL-3", f"Preflight space check: {title}", r, prompt="::>",
                               show=False)
                 if rows:
-                    checks[title] = pf.record_space(self.rec, "DRL-3", f"Preflight space "
+                    checks[title] = sc.record_space(self.rec, "DRL-3", f"Preflight space "
                                                     f"check: {title}", rows)
             return rows[0] if rows else None
 
@@ -643,8 +644,8 @@ class FailureDrills:
               "--if-exists --topic drills-fill", self.client, needs=self.setup)
         self._report("DRL-3", [o], f"volume {s.volume} filled by Kafka's writes")
         if o is not None:
-            ok = checks.get("the volume nearly full") == pf.FAIL and \
-                checks.get("after the fix") == pf.PASS
+            ok = checks.get("the volume nearly full") == FAIL and \
+                checks.get("after the fix") == PASS
             # The guide's space check ran; the space it read is the ONTAP stand-in's.
             ev = self._rec.evidence(real=["guide-code"], model=["ontap-space"])
             self.rec.verdict("DRL-3", SPACE_CLAIM, agrees(ev) if ok else "differs", tr="-",
@@ -824,7 +825,7 @@ class FailureDrills:
                                LOCK=f"{s.log_dir()}/.lock", CONFIG=config)
         free = float(waited.stdout.split("lock free at ")[1].split()[0])
         run.extra["lock held after the failure (s)"] = free - run.fault
-        got = [x.get("v4-lease-seconds") for x in pf.fields_table(lease.stdout)]
+        got = [x.get("v4-lease-seconds") for x in sc.fields_table(lease.stdout)]
         run.extra["_lease"] = int(got[0]) if got and str(got[0]).isdigit() else None
         if first:
             self.rec.show("DRL-5", "NFS: Kafka on the standby stops at once", refused)
@@ -970,7 +971,7 @@ class _Deferred:
             getattr(rec, name)(*a, **kw)
 
 
-def nearly_full_mb(r: pf.SpaceRow, percent: float) -> int:
+def nearly_full_mb(r: sc.SpaceRow, percent: float) -> int:
     """The size (whole MB, at least ONTAP's 20 MB) at which what volume ``r`` holds is
     ``percent`` of its usable space (the size less the snapshot reserve)."""
     import math

@@ -183,7 +183,7 @@ class FsxProvisioning:
         and the six mounts audited (no broker uses them yet: the mount points stand in for
         log dirs)."""
         from ..targets import fstab
-        from . import preflight as pf
+        from . import nfs_audit as pf
         added = self.t.add_fstab_lines("aws-fsx/FSX-5-nfs-mounts.fstab", self.client,
                                        servers=self.fs.nfs_address or "<NFS address from FSX-4>",
                                        check=True, needs=self.vols[0])

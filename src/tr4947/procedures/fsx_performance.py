@@ -6,7 +6,7 @@ from .. import broker_config, paths
 from ..measure.spread import ratio, series, spread
 from ..omb import parse_driver
 from . import fsx, omb, performance
-from . import preflight as pf
+from . import nfs_audit as pf
 from .context import ChapterRun
 from .record import agrees
 from .performance import Testbed, snippet
