@@ -137,3 +137,16 @@ def test_plain_paths_only(host):
     with pytest.raises(ValueError, match="fstab path"):
         add(t, snippet, "/etc/fstab;reboot")
     assert isinstance(t._pool, LocalPool) and t._pool.calls == []
+
+
+def test_nfs_mounts_reads_df_and_mount_output():
+    """measure.mounts: what a broker's df -h or mount says is mounted over NFS (CVO-5 and
+    the performance chapters check log dirs against it); local file systems are left out."""
+    from tr4947.measure.mounts import nfs_mounts
+    df = ("Filesystem                    Size  Used Avail Use% Mounted on\n"
+          "/dev/vda                      252G   12G   80G  13% /\n"
+          "198.18.10.11:/kafka_nfs_b1   1.0T  1.2G 1023G   1% /mnt/data\n")
+    mount = ("198.18.10.12:/vol2 on /data/vol2 type nfs4 (rw,vers=4.1,nconnect=16)\n"
+             "proc on /proc type proc (rw)\n")
+    assert nfs_mounts(df) == {"/mnt/data": "198.18.10.11:/kafka_nfs_b1"}
+    assert nfs_mounts(mount) == {"/data/vol2": "198.18.10.12:/vol2"}

@@ -17,7 +17,8 @@ import json
 from .. import broker_config, paths
 from ..targets import fstab as fs
 from ..targets.files import BACKUP_SUFFIX
-from . import cvo, omb
+from ..measure.mounts import nfs_mounts
+from . import omb
 
 
 #: The TR's OMB command per driver, and the names its driver files are placed under.
@@ -102,7 +103,7 @@ class Testbed:
                                        replace=replace, **variables)
             if r is not None:
                 self.mounted.append(r)
-            out[host] = cvo.nfs_mounts(r.stdout if r is not None and not r.planned else "")
+            out[host] = nfs_mounts(r.stdout if r is not None and not r.planned else "")
         return out
 
     def configure(self, base: str, log_dirs=None, extra: str | None = None,
