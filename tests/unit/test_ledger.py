@@ -32,7 +32,7 @@ def doc(target, verdicts, kind="lab"):
 def test_a_row_per_claim_and_the_verdict_from_its_record():
     rs = ledger.rows(CLAIMS, [doc("lab", [("rec.speedup", "differs", None)])])
     text = ledger.ledger(rs)
-    assert text.count("\na|xref:") == 2
+    assert text.count("\na|[[claim-") == 2 and "a|[[claim-rec-speedup]]xref:" in text
     assert "[.verdict-differs]#differs#" in text and "1.4 x (1.2–1.6, n=3)" in text
     assert "no run yet" in text                     # fv.crash-nfsv3: nobody judged it
     assert "2 claims: 1 differ, 1 with no run yet." in text

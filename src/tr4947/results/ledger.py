@@ -210,6 +210,12 @@ def _claim_link(c: dict[str, Any], tr: Translator) -> str:
     return f'xref:{c["page"]}.adoc#{c["section"]}["{text}"]'
 
 
+def anchor(claim_id: str) -> str:
+    """The ledger row's anchor (ledger.adoc#claim-cpu-rise), so that the home page's findings
+    and the conclusion can name the rows they rest on."""
+    return "claim-" + claim_id.replace(".", "-")
+
+
 def _tr_figure(c: dict[str, Any], tr: Translator) -> str:
     return _cell(tr.text(c["tr"], f"claims.yaml {c['id']} tr")) if c.get("tr") else "–"
 
@@ -265,7 +271,8 @@ def ledger(rs: list[Row], tr: Translator | None = None, full: bool = True) -> st
     for r in rs:
         lab = r.verdicts.get("lab")
         where = f"{lab.chapter} {r.claim['id']} lab" if lab else ""
-        cells = [_claim_link(r.claim, tr), _verdict_cell(lab, tr), _cell(evidence(lab, tr)),
+        cells = [f"[[{anchor(r.claim['id'])}]]{_claim_link(r.claim, tr)}",
+                 _verdict_cell(lab, tr), _cell(evidence(lab, tr)),
                  _tr_figure(r.claim, tr),
                  _cell(figure(lab.data.get("lab"), tr, where)) if lab else "–"]
         cells += [_verdict_cell(r.verdicts.get(o), tr) for o in others]
