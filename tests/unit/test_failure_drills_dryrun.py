@@ -94,3 +94,28 @@ def test_the_chapters_steps_all_plan_on_a_real_target(dry):
         assert len(plans(dry)) > before
     kinds = {r.kind for r in dry.rec.records}
     assert kinds <= {"console", "text"}, kinds
+
+
+def test_a_sides_records_keep_their_order_and_refuse_what_a_recorder_cannot_do():
+    """While both clusters run a drill at once, each records into its own SideRecords:
+    replayed in order into the run's Recorder; a method the Recorder does not have fails at
+    once (the proxy it replaced accepted any name and failed only at replay, or never)."""
+    from tr4947.procedures.failure_drills import SideRecords
+    kept = SideRecords()
+    kept.show("DRL-4", "first", "r1")
+    kept.text("DRL-4", "", "second")
+    with pytest.raises(AttributeError):
+        kept.shwo("DRL-4", "misspelt", "r")
+
+    class Rec:
+        def __init__(self):
+            self.got = []
+
+        def show(self, *a, **kw):
+            self.got.append(("show", a))
+
+        def text(self, *a, **kw):
+            self.got.append(("text", a))
+    rec = Rec()
+    kept.replay(rec)
+    assert rec.got == [("show", ("DRL-4", "first", "r1")), ("text", ("DRL-4", "", "second"))]

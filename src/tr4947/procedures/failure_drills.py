@@ -95,6 +95,8 @@ class Side:
     mountpoint: str | None = None
     options: str = "vers=4.1"               # the inventory's NFS mount options
     lif: dict = field(default_factory=dict)  # the data LIF broker 1 mounts from
+    rec: object = None                      # where it records: the run's Recorder, or
+                                            # its SideRecords while both clusters run
 
     @classmethod
     def of(cls, kc: KafkaCluster) -> "Side":
@@ -193,10 +195,11 @@ class FailureDrills:
 
     def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
                  settle_s: float = 3, recover_timeout_s: float = 180):
-        self.run, self.t, self._rec = run, run.target, run.rec
-        self._local = threading.local()
+        self.run, self.t, self.rec = run, run.target, run.rec
         self._barrier: threading.Barrier | None = None
         self.sides = sides(self.t)
+        for s in self.sides.values():
+            s.rec = self.rec              # each cluster's records; buffered while both run
         self.repeats, self.rate = int(repeats), float(rate)
         self.lead_s, self.settle_s, self.timeout = lead_s, settle_s, recover_timeout_s
         self.client = self.t.hosts("clients")[0].name
@@ -208,25 +211,20 @@ class FailureDrills:
         self.hook = False                   # the lab's NFS drill hook is on the NFS brokers
         self.found: dict | None = None      # the lab as DRL-0 left it (see state())
 
-    @property
-    def rec(self):
-        """The run's Recorder; in a cluster's thread (DRL-4, DRL-5), a list that keeps its
-        records until both clusters are done, so that each cluster's come together."""
-        return getattr(self._local, "rec", None) or self._rec
-
     def _both(self, fn) -> list:
         """``fn(side)`` for every cluster at once, one thread each (the same fault at the
-        same moment on DAS and NFS); their records go to the Recorder afterwards, cluster
-        by cluster. The first error is raised once both are done."""
+        same moment on DAS and NFS). Each side records into its own SideRecords meanwhile;
+        they go to the run's Recorder afterwards, cluster by cluster. The first error is
+        raised once both are done."""
         def one(s: Side):
-            self._local.rec = _Deferred()
+            s.rec = SideRecords()
             try:
-                return fn(s), self._local.rec, None
+                return fn(s), s.rec, None
             except Exception as exc:        # noqa: BLE001 - raised below, after the other
                 self._barrier.abort()       # the other cluster must not wait for this one
-                return None, self._local.rec, exc
+                return None, s.rec, exc
             finally:
-                self._local.rec = None
+                s.rec = self.rec
         sides = list(self.sides.values())
         self._barrier = threading.Barrier(len(sides))
         try:
@@ -234,8 +232,8 @@ class FailureDrills:
                 done = list(pool.map(one, sides))
         finally:
             self._barrier = None
-        for _, deferred, _ in done:
-            deferred.replay(self._rec)
+        for _, kept, _ in done:
+            kept.replay(self.rec)
         for _, _, exc in done:
             if exc is not None:
                 raise exc
@@ -284,7 +282,7 @@ class FailureDrills:
                                       MOUNTPOINT=s.mountpoint, OPTIONS=options)
         with ThreadPoolExecutor(len(s.brokers)) as pool:
             done = list(pool.map(one, s.brokers))
-        self.rec.show("DRL-0", f"{title} ({s.b1.name}; the others alike)", done[0])
+        s.rec.show("DRL-0", f"{title} ({s.b1.name}; the others alike)", done[0])
         if not done[0].planned:
             self.t.wait_serving([b.name for b in s.brokers], 240)
 
@@ -344,7 +342,7 @@ class FailureDrills:
                                 timeout=180, needs=self.setup, RATE=int(self.rate), OUT=out,
                                 **env)
         if started.planned:
-            self.rec.show(proc, f"{s.name.upper()}: load on", started, show=False)
+            s.rec.show(proc, f"{s.name.upper()}: load on", started, show=False)
             inject(s, 0, None)
             if after:
                 after()
@@ -459,7 +457,7 @@ class FailureDrills:
         for h in hosts:
             got = self.t.run_snippet(SNIP + "DRL-0-log-lines.sh", h.name, read_only=True,
                                      PATTERN=LOG_PATTERN, SINCE=since, LINES=14)
-            self.rec.show(proc, f"{s.name.upper()}, run 1: what {h.name}'s log says", got,
+            s.rec.show(proc, f"{s.name.upper()}, run 1: what {h.name}'s log says", got,
                           show=False)
 
     # --- DRL-1 ------------------------------------------------------------------------------------
@@ -474,7 +472,7 @@ class FailureDrills:
             r = self.t.run_snippet(SNIP + "DRL-1-pause.sh", s.b1.name, check=True,
                                    MOUNTPOINT=s.mountpoint, PAUSE_SECONDS=seconds)
             if n == 0:
-                self.rec.show("DRL-1", f"NFS: {s.b1.name}'s mount pauses for {seconds:g} s", r)
+                s.rec.show("DRL-1", f"NFS: {s.b1.name}'s mount pauses for {seconds:g} s", r)
             if r.planned:
                 return None
             # When the pause began: the status's time less what had passed of the pause.
@@ -531,7 +529,7 @@ class FailureDrills:
             if n == 0:
                 for title, x in ((f"The LIF moves to {partner}", r1), ("Where it is", where),
                                  ("Back home", r2), ("Where it is", home_again)):
-                    self.rec.show("DRL-2", title, x, prompt="::>")
+                    s.rec.show("DRL-2", title, x, prompt="::>")
             if r1.planned:
                 return None
             run = Run("DRL-2", s.name, n, fault, heal)
@@ -539,9 +537,9 @@ class FailureDrills:
             time.sleep(2)
             if n == 0:
                 after = self.t.run_snippet(SNIP + "DRL-2-nfsstat.sh", s.b1.name, read_only=True)
-                self.rec.show("DRL-2", f"{s.b1.name}: the NFS client's counters before the "
+                s.rec.show("DRL-2", f"{s.b1.name}: the NFS client's counters before the "
                               "move", before, show=False)
-                self.rec.show("DRL-2", "... and after it and back", after)
+                s.rec.show("DRL-2", "... and after it and back", after)
                 self._log_lines("DRL-2", s, run, [s.b1])
             run.extra["_back"] = heal
             return run
@@ -575,10 +573,10 @@ class FailureDrills:
         def space(title: str | None, needs=None) -> sc.SpaceRow | None:
             rows, r = sc.space_audit(t, s.volume, self.svm, needs=needs or self.setup)
             if title:
-                self.rec.show("DRL-3", f"Preflight space check: {title}", r, prompt="::>",
+                s.rec.show("DRL-3", f"Preflight space check: {title}", r, prompt="::>",
                               show=False)
                 if rows:
-                    checks[title] = sc.record_space(self.rec, "DRL-3", f"Preflight space "
+                    checks[title] = sc.record_space(s.rec, "DRL-3", f"Preflight space "
                                                     f"check: {title}", rows)
             return rows[0] if rows else None
 
@@ -620,14 +618,14 @@ class FailureDrills:
             heal = time.time()
             again = t.run_snippet(SNIP + "DRL-3-restart.sh", s.b1.name, check=True)
             if first:
-                self.rec.show("DRL-3", "Kafka's writes fill the volume", fill, show=False)
-                self.rec.show("DRL-3", f"The volume is set to {want}", shrink, prompt="::>")
-                self.rec.show("DRL-3", f"{s.b1.name}: the volume as the client sees it, once "
+                s.rec.show("DRL-3", "Kafka's writes fill the volume", fill, show=False)
+                s.rec.show("DRL-3", f"The volume is set to {want}", shrink, prompt="::>")
+                s.rec.show("DRL-3", f"{s.b1.name}: the volume as the client sees it, once "
                               "Kafka has stopped", df)
-                self.rec.show("DRL-3", "The writes that filled it stop", stop, show=False)
-                self.rec.show("DRL-3", "The fix: the volume gets its size back", grow,
+                s.rec.show("DRL-3", "The writes that filled it stop", stop, show=False)
+                s.rec.show("DRL-3", "The fix: the volume gets its size back", grow,
                               prompt="::>")
-                self.rec.show("DRL-3", f"{s.b1.name}: Kafka starts again", again)
+                s.rec.show("DRL-3", f"{s.b1.name}: Kafka starts again", again)
             if shrink.planned:
                 return None
             t.wait_serving([s.b1.name], 240)
@@ -647,8 +645,8 @@ class FailureDrills:
             ok = checks.get("the volume nearly full") == FAIL and \
                 checks.get("after the fix") == PASS
             # The guide's space check ran; the space it read is the ONTAP stand-in's.
-            ev = self._rec.evidence(real=["guide-code"], model=["ontap-space"])
-            self.rec.verdict("DRL-3", SPACE_CLAIM, agrees(ev) if ok else "differs", tr="-",
+            ev = self.rec.evidence(real=["guide-code"], model=["ontap-space"])
+            s.rec.verdict("DRL-3", SPACE_CLAIM, agrees(ev) if ok else "differs", tr="-",
                              evidence=ev,
                              lab=f"nearly full: {checks.get('the volume nearly full', '-')}; "
                                  f"after the fix: {checks.get('after the fix', '-')}",
@@ -668,7 +666,7 @@ class FailureDrills:
                                    DEV=s.b1.get("kafka_interface", "eth0"),
                                    AT=f"{at:.3f}", HEAL_AT=f"{at + seconds:.3f}")
             if n == 0:
-                self.rec.show("DRL-4", f"{s.name.upper()}: {s.b1.name} is cut off for "
+                s.rec.show("DRL-4", f"{s.name.upper()}: {s.b1.name} is cut off for "
                               f"{seconds:g} s", r)
             if r.planned:
                 return None
@@ -692,7 +690,8 @@ class FailureDrills:
         (not measured) and the standby is as it was."""
         def one(s: Side) -> Outcome | None:
             if s.standby is None:
-                self._not_run("DRL-5", f"cluster {s.name} has no standby (kafka_standby: true)")
+                self._not_run("DRL-5", f"cluster {s.name} has no standby (kafka_standby: true)",
+                              s.rec)
                 return None
             home, spare = s.b1, s.standby
             saved = {h.name: dict(h.vars) for h in (home, spare)}
@@ -715,7 +714,7 @@ class FailureDrills:
             if got and lease:
                 sp = spread(got)
                 ok = len(got) == len(held) and all(lease - 5 <= h <= lease + 5 for h in got)
-                ev = self._rec.evidence(real=["kafka", "linux"], model=["ontap-lease"],
+                ev = self.rec.evidence(real=["kafka", "linux"], model=["ontap-lease"],
                                         also=["nfs-layer"])
                 self.rec.verdict("DRL-5", LEASE_CLAIM, "not-measured" if not nfs.held else
                                  agrees(ev) if ok else "differs", evidence=ev,
@@ -746,7 +745,7 @@ class FailureDrills:
                 if self.dry else t.copy_file(home.name, f"{kafka_home}/config/server.properties",
                                              new.name, f"{kafka_home}/{config}")
             if first:
-                self.rec.show("DRL-5", f"{s.name.upper()}: the standby gets broker 1's "
+                s.rec.show("DRL-5", f"{s.name.upper()}: the standby gets broker 1's "
                               "configuration", copied, show=False)
         if not s.nfs:
             t.run(f"rm -rf {q(s.log_dir(new))} && mkdir -p {q(s.log_dir(new))}", new.name,
@@ -756,7 +755,7 @@ class FailureDrills:
                           DEV=old.get("kafka_interface", "eth0"), ADDRESS=address,
                           AT=f"{at:.3f}", DOWN_SECONDS=down_s)
         if first:
-            self.rec.show("DRL-5", f"{s.name.upper()}: {old.name} fails", r)
+            s.rec.show("DRL-5", f"{s.name.upper()}: {old.name} fails", r)
         run = None if r.planned else Run("DRL-5", s.name, n, at)
         if run is not None:
             w.wait(lambda smp: m.detected_at(smp, at), self.timeout,
@@ -772,9 +771,9 @@ class FailureDrills:
                                   BOOTSTRAP=s.bootstrap(skip_b1=True).split(",")[0],
                                   CONFIG=config)
         if first:
-            self.rec.show("DRL-5", f"{s.name.upper()}: the standby takes broker 1's address",
+            s.rec.show("DRL-5", f"{s.name.upper()}: the standby takes broker 1's address",
                           took)
-            self.rec.show("DRL-5", f"{s.name.upper()}: the standby starts as broker 1", start)
+            s.rec.show("DRL-5", f"{s.name.upper()}: the standby starts as broker 1", start)
         # The spare is broker 1 now, the failed host the spare (this Target's view only).
         new.vars.update(kafka_address=old.kafka_address, kafka_node_id=old.get("kafka_node_id"),
                         kafka_log_dirs=old.get("kafka_log_dirs"))
@@ -828,9 +827,9 @@ class FailureDrills:
         got = [x.get("v4-lease-seconds") for x in sc.fields_table(lease.stdout)]
         run.extra["_lease"] = int(got[0]) if got and str(got[0]).isdigit() else None
         if first:
-            self.rec.show("DRL-5", "NFS: Kafka on the standby stops at once", refused)
-            self.rec.show("DRL-5", "ONTAP: the SVM's NFSv4 lease", lease, prompt="::>")
-            self.rec.show("DRL-5", "NFS: the standby waits for the lock, then starts Kafka",
+            s.rec.show("DRL-5", "NFS: Kafka on the standby stops at once", refused)
+            s.rec.show("DRL-5", "ONTAP: the SVM's NFSv4 lease", lease, prompt="::>")
+            s.rec.show("DRL-5", "NFS: the standby waits for the lock, then starts Kafka",
                           waited)
 
     def _give_back(self, s: Side, home: Host, spare: Host) -> None:
@@ -843,7 +842,7 @@ class FailureDrills:
         a = t.run_snippet(SNIP + "DRL-5-restore-standby.sh", other.name, check=True,
                           timeout=300, needs=self.setup, MOUNTPOINT=s.mountpoint or "",
                           LOG_DIR=s.log_dir(other))
-        self.rec.show("DRL-5", f"{s.name.upper()}, afterwards: the standby stops and gives "
+        s.rec.show("DRL-5", f"{s.name.upper()}, afterwards: the standby stops and gives "
                       "back what it took", a, show=False)
         if cur is home or a.planned:
             return
@@ -852,7 +851,7 @@ class FailureDrills:
         b = t.run_snippet(SNIP + "DRL-5-restore-host.sh", home.name, check=True, timeout=300,
                           VOLUME=s.export or "", MOUNTPOINT=s.mountpoint or "/mnt/data",
                           OPTIONS=self._options(s))
-        self.rec.show("DRL-5", f"{s.name.upper()}, afterwards: broker 1's own host is broker 1 "
+        s.rec.show("DRL-5", f"{s.name.upper()}, afterwards: broker 1's own host is broker 1 "
                       "again", b, show=False)
         s.brokers[0], s.standby = home, spare
         t.wait_serving([home.name], 240)
@@ -862,8 +861,8 @@ class FailureDrills:
               f"{s.name}: every ISR full after {home.name} came back")
 
     # --- reporting ----------------------------------------------------------------------------------
-    def _not_run(self, proc: str, why: str) -> None:
-        self.rec.text(proc, "", f"Not run on target {self.t.name}: {why}.")
+    def _not_run(self, proc: str, why: str, rec=None) -> None:
+        (rec or self.rec).text(proc, "", f"Not run on target {self.t.name}: {why}.")
 
     def _report(self, proc: str, outcomes: list[Outcome | None], what: str) -> None:
         """The drill's table (per cluster: median, min-max, n), its load record and its
@@ -922,7 +921,7 @@ class FailureDrills:
         whole = all(o.unchanged for o in done)
         recovered = all(r.resume_s is not None for o in done for r in o.runs)
         n = sum(len(o.runs) for o in done)
-        ev = self._rec.evidence(**EVIDENCE[proc])
+        ev = self.rec.evidence(**EVIDENCE[proc])
         if not held:
             verdict = "not-measured"
         else:
@@ -957,18 +956,29 @@ def _extra(options: str) -> str:
                     ("vers", "nfsvers", "minorversion"))
 
 
-class _Deferred:
-    """Stands in for the Recorder in a cluster's thread: keeps the calls, replays them."""
+def _kept(name: str):
+    def keep(self, *args, **kwargs) -> None:
+        self.calls.append((name, args, kwargs))
+    keep.__name__ = name
+    keep.__doc__ = f"Recorder.{name}, kept until replay()."
+    return keep
+
+
+class SideRecords:
+    """One cluster's records while both clusters run a drill at once (DRL-4, DRL-5): kept
+    in order and handed to the run's Recorder when both are done, so each cluster's records
+    come together. It has the Recorder's recording methods and nothing else: a misspelt one
+    fails at once, in the thread that called it."""
 
     def __init__(self):
         self.calls: list[tuple[str, tuple, dict]] = []
 
-    def __getattr__(self, name: str):
-        return lambda *a, **kw: self.calls.append((name, a, kw))
+    console, show, table, text, chart, load, verdict, measured = map(
+        _kept, ("console", "show", "table", "text", "chart", "load", "verdict", "measured"))
 
     def replay(self, rec) -> None:
-        for name, a, kw in self.calls:
-            getattr(rec, name)(*a, **kw)
+        for name, args, kwargs in self.calls:
+            getattr(rec, name)(*args, **kwargs)
 
 
 def nearly_full_mb(r: sc.SpaceRow, percent: float) -> int:
