@@ -31,6 +31,7 @@ step that changes something is planned, and nothing is read that a planned step 
 """
 from __future__ import annotations
 
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -475,9 +476,11 @@ class FailureDrills:
                 s.rec.show("DRL-1", f"NFS: {s.b1.name}'s mount pauses for {seconds:g} s", r)
             if r.planned:
                 return None
-            # When the pause began: the status's time less what had passed of the pause.
-            words = r.stdout.split()
-            began = float(words[-1]) - (seconds - float(words[words.index('"pause_left":') + 1]))
+            # When the pause began: the status's time less what had passed of the pause (the
+            # snippet prints the layer's status, one JSON line, then `date`).
+            lines = r.stdout.strip().splitlines()
+            status, said_at = json.loads(lines[-2]), float(lines[-1])
+            began = said_at - (seconds - float(status["pause_left"]))
             run = Run("DRL-1", s.name, n, began, began + seconds)
             time.sleep(max(0.0, run.heal - time.time()))
             self._recovered(w, run, "the pause")
