@@ -391,6 +391,11 @@ class FailureDrills:
         read = m.parse_consumed(t.read_file(self.client, out + ".read").stdout)
         result = m.check(produced, read, prefix)
         self._measure(runs, produced, samples, result)
+        if runs:
+            # The drill's measurement window: the producer under watch from its steady start
+            # to the last run's end (overlapping DAS and NFS windows count once in a run's
+            # timing, tr4947.runbook.profile).
+            s.rec.measured(runs[-1].end - steady[0], f"{proc} {s.name}", end=runs[-1].end)
         unchanged = self._same_as_found(s, f"{proc} {s.name}")
         o = Outcome(proc, s.name, runs, result, produced, self.rate, unchanged, transcripts,
                     samples)

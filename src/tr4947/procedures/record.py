@@ -243,15 +243,15 @@ class Recorder:
             f"[verdict] {claim}: {verdict} (TR: {tr}; lab: {lab}; evidence: "
             f"{describe_evidence(evidence)})")
 
-    def measured(self, seconds: float, what: str) -> None:
+    def measured(self, seconds: float, what: str, end: float | None = None) -> None:
         """Time spent inside a measurement window (a benchmark phase, an idle baseline, a
-        timed recovery): the runner sums it into the run's timing, so a bench can say how
-        much of a chapter's time goes to measuring and how much around it. Not a record:
-        nothing is shown."""
-        # The end of the window too: windows that overlap (two clusters measured at once)
-        # count once in the run's timing (tr4947.runbook.profile).
+        timed recovery, a drill under watch), ending at ``end`` (epoch seconds; default now):
+        the runner counts the union of a run's windows into its timing (overlapping ones,
+        two clusters measured at once, count once: tr4947.runbook.profile), so `tr4947
+        runbook --profile` can say how much of a chapter's time goes to measuring and how
+        much around it. Not a record: nothing is shown."""
         self._append({"measured": {"seconds": round(float(seconds), 2), "what": what,
-                                   "end": round(time.time(), 2)}})
+                                   "end": round(time.time() if end is None else end, 2)}})
 
     def finish(self) -> Path:
         self._append({"finished": now()})
