@@ -61,8 +61,6 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
     text = "\n".join(f"{p}: {c}" for p, c in planned)
     for proc, what in [
             ("DRL-0", "kafka-topics.sh --bootstrap-server \"$BOOTSTRAP\" --create"),
-            ("DRL-0", "x-lab-nopassthrough"),
-            ("DRL-1", "tr4947-nfsctl pause"),
             ("DRL-2", "network interface migrate -vserver svm_kafka -lif lif_kafka_1"),
             ("DRL-2", "network interface revert -vserver svm_kafka -lif lif_kafka_1"),
             ("DRL-3", "volume size -vserver svm_kafka -volume kafka_nfs_b1 -new-size"),
@@ -73,6 +71,13 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
             ("DRL-5", "kafka-storage.sh format"),
             ("DRL-5", "mount -t nfs -o \"vers=4.1${OPTIONS:+,$OPTIONS}\" \"$VOLUME\"")]:
         assert any(p == proc and what in c for p, c in planned), f"{proc} did not plan {what}:\n{text}"
+    # No lab-only step in a real target's plan: no lab mount option, no lab hook; DRL-1,
+    # whose fault has no real counterpart, is refused with its reason before it runs.
+    for lab_only in ("x-lab-nopassthrough", "tr4947-nfsctl", "Lab:"):
+        assert lab_only not in text and not any(lab_only in r.title for r in dry.rec.records
+                                                if r.kind == "console"), lab_only
+    refused = [r.data["body"] for r in dry.rec.records if r.kind == "text" and r.id == "DRL-1"]
+    assert refused and "no counterpart" in refused[0] and "DRL-4" in refused[0], refused
     # both clusters: the partition and the host loss are planned on each broker 1
     for host in ("das-broker-1", "nfs-broker-1"):
         assert any(p == "DRL-4" and f"on {host} " in c for p, c in planned), host
@@ -86,7 +91,7 @@ def test_the_chapters_steps_all_plan_on_a_real_target(dry):
     """No step of the chapter is declared read-only that changes something: a dry run plans
     at least one step per drill, and the only records are plans and texts."""
     dry.prepare()
-    for step in (lambda: dry.pause(1), lambda: dry.lif_migration(1),
+    for step in (lambda: dry.lif_migration(1),
                  lambda: dry.volume_full(100, 90), lambda: dry.partition(1),
                  lambda: dry.host_loss(1)):
         before = len(plans(dry))

@@ -263,10 +263,14 @@ class FailureDrills:
         nfs = self.sides.get("nfs")
         if nfs is None:
             return
-        hook = t.run("command -v tr4947-nfsctl || true", nfs.b1.name, read_only=True,
-                     needs=self.setup)
-        self.hook = not hook.planned and bool(hook.stdout.strip())
-        if self.dry or self.hook:
+        # The lab's NFS layer has a pause hook, which needs the brokers' volumes mounted
+        # without FUSE passthrough. Both are lab-only: on a real target neither is looked
+        # for nor planned (a real client has no such hook and mount knows no such option).
+        if self.run.is_lab:
+            hook = t.run("command -v tr4947-nfsctl || true", nfs.b1.name, read_only=True,
+                         needs=self.setup)
+            self.hook = not hook.planned and bool(hook.stdout.strip())
+        if self.hook:
             self._remount(nfs, self._options(nfs),
                           "Lab: NFS brokers' volumes mounted without passthrough")
         if not self.dry:
@@ -291,7 +295,7 @@ class FailureDrills:
         """After the drills: the NFS brokers' volumes mounted with the inventory's options
         again (DRL-0), and the lab compared with what DRL-0 recorded."""
         nfs = self.sides.get("nfs")
-        if nfs is not None and (self.dry or self.hook):
+        if nfs is not None and self.hook:
             self._remount(nfs, _extra(nfs.options), "After the drills: the volumes as they were")
 
     def state(self, sides: list[Side] | None = None) -> dict:
@@ -470,8 +474,11 @@ class FailureDrills:
     def pause(self, seconds: float) -> None:
         """DRL-1: broker 1's NFS mount stops answering for ``seconds``, ``repeats`` times."""
         s = self.sides.get("nfs")
-        if s is None or not (self.hook or self.dry):
-            self._not_run("DRL-1", "needs the lab's NFS layer (its pause hook, tr4947-nfsctl)")
+        if s is None or not self.hook:
+            self._not_run("DRL-1", "its fault is the lab's NFS layer pausing a mount "
+                          "(tr4947-nfsctl pause), which a real NFS client has no counterpart "
+                          "for; on a real target, DRL-2 (the data LIF moved with ONTAP's own "
+                          "commands) and DRL-4 (the broker host cut off) drill the outage")
             return
 
         def inject(s: Side, n: int, w) -> Run | None:
@@ -808,7 +815,7 @@ class FailureDrills:
         """Mount options besides the NFS version, which the snippets pin to 4.1 themselves:
         the inventory's others, and on the lab the drills' x-lab-nopassthrough."""
         extra = _extra(s.options)
-        return ",".join(o for o in (extra, NO_PASSTHROUGH if self.hook or self.dry else "") if o)
+        return ",".join(o for o in (extra, NO_PASSTHROUGH if self.hook else "") if o)
 
     def _lock_wait(self, s: Side, run: Run, first: bool, config: str) -> None:
         """NFS: Kafka on the new broker 1 stops at once while the dead client's lock is held;
