@@ -294,8 +294,8 @@ def home(rs: list[Row], tr: Translator | None = None) -> str:
            tr._("The whole ledger, with the evidence behind each verdict: {link}.",
                 link="xref:ledger.adoc[]")]
     if act:
-        out.append("." + tr._("Where the runs differ from the claim: what to do"))
-        lines = ['[%header,cols="40,14,46",role="ledger result-table fit"]', "|===",
+        lines = ["." + tr._("Where the runs differ from the claim: what to do"),
+                 '[%header,cols="40,14,46",role="ledger result-table fit"]', "|===",
                  f"|{tr._('Claim')} |{tr._('Verdict')} |{tr._('What to do')}"]
         for r in act:
             v = r.verdicts["lab"]
