@@ -103,7 +103,8 @@ def test_the_evidence_column_names_real_software_and_the_labs_models():
           "also": ["ontap-stand-in"]}
     rs = ledger.rows(CLAIMS, [evidenced("reproduced-on-lab-model", ev)])
     text = ledger.ledger(rs)
-    assert "|Claim |Verdict |Evidence |" in text            # claim, verdict, evidence first
+    assert "|Claim and verdict |Evidence |" in text       # claim and verdict share the pinned cell
+    assert "xref:broker-recovery.adoc#rec-3[NFS replaces a broker faster.] +\n[.verdict-reproduced.verdict-model]#" in text
     assert "#reproduced on the lab's model#" in text
     assert "Decided on the lab's model: the lab's NFS client layer" in text
     assert "Real: Kafka 4.1.1 brokers, Kafka's command-line tools." in text

@@ -204,10 +204,13 @@ def _verdict_cell(v: Verdict | None, tr: Translator) -> str:
 
 
 def _claim_link(c: dict[str, Any], tr: Translator) -> str:
-    # Quoted: a statement with "=" (nconnect=16) would otherwise be read as the macro's
-    # attributes, cutting it at a comma or leaving the raw target as the link's text.
-    text = _cell(c["statement"][tr.lang]).replace('"', '\\"')
-    return f'xref:{c["page"]}.adoc#{c["section"]}["{text}"]'
+    # A statement with "=" (nconnect=16) is read as the macro's attributes, cutting it at a
+    # comma or leaving the raw target as the link's text: quoted, it stays whole. (Without
+    # "=" the text is taken as it is, quotes included, so only then is it quoted.)
+    text = _cell(c["statement"][tr.lang])
+    if "=" in text:
+        text = '"' + text.replace('"', '\\"') + '"'
+    return f'xref:{c["page"]}.adoc#{c["section"]}[{text}]'
 
 
 def anchor(claim_id: str) -> str:
@@ -258,12 +261,13 @@ def ledger(rs: list[Row], tr: Translator | None = None, full: bool = True) -> st
     if not full:
         return home(rs, tr)
     others = [x for x in targets(rs) if x != "lab"]
-    head = [tr._("Claim"), tr._("Verdict"), tr._("Evidence"), tr._("TR-4947"),
+    head = [tr._("Claim and verdict"), tr._("Evidence"), tr._("TR-4947"),
             tr._("Lab figure")] + \
         [tr._("Verdict on {target}", target=f"`{o}`") for o in others] + \
         [tr._("Why"), tr._("What to do")]
-    widths = [24, 12, 18, 14, 14] + [12] * len(others) + [18, 14]
-    # The claim column is pinned when the table scrolls sideways; the verdict sits beside it.
+    widths = [28, 18, 14, 14] + [12] * len(others) + [18, 14]
+    # The claim and its verdict share the first cell, the one pinned when the table scrolls
+    # sideways: both stay in view at any width, a phone's included.
     role = "ledger result-table pin"
     lines = [f'[%header,cols="{",".join(f"{w}" for w in widths)}",role="{role}"]',
              "|==="]
@@ -271,8 +275,8 @@ def ledger(rs: list[Row], tr: Translator | None = None, full: bool = True) -> st
     for r in rs:
         lab = r.verdicts.get("lab")
         where = f"{lab.chapter} {r.claim['id']} lab" if lab else ""
-        cells = [f"[[{anchor(r.claim['id'])}]]{_claim_link(r.claim, tr)}",
-                 _verdict_cell(lab, tr), _cell(evidence(lab, tr)),
+        cells = [f"[[{anchor(r.claim['id'])}]]{_claim_link(r.claim, tr)} +\n"
+                 f"{_verdict_cell(lab, tr)}", _cell(evidence(lab, tr)),
                  _tr_figure(r.claim, tr),
                  _cell(figure(lab.data.get("lab"), tr, where)) if lab else "–"]
         cells += [_verdict_cell(r.verdicts.get(o), tr) for o in others]
@@ -295,11 +299,11 @@ def home(rs: list[Row], tr: Translator | None = None) -> str:
                 link="xref:ledger.adoc[]")]
     if act:
         lines = ["." + tr._("Where the runs differ from the claim: what to do"),
-                 '[%header,cols="40,14,46",role="ledger result-table fit"]', "|===",
-                 f"|{tr._('Claim')} |{tr._('Verdict')} |{tr._('What to do')}"]
+                 '[%header,cols="50,50",role="ledger result-table fit"]', "|===",
+                 f"|{tr._('Claim and verdict')} |{tr._('What to do')}"]
         for r in act:
             v = r.verdicts["lab"]
-            lines.append(f"a|{_claim_link(r.claim, tr)} |{_verdict_cell(v, tr)} "
+            lines.append(f"a|{_claim_link(r.claim, tr)} +\n{_verdict_cell(v, tr)} "
                          f"|{_recorded(v, 'action', tr) if v.data.get('action') else '–'}")
         lines.append("|===")
         out.append("\n".join(lines))
