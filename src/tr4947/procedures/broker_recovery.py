@@ -379,7 +379,10 @@ class BrokerRecovery:
                             "scale), so its times are seconds, not minutes; the TR method's log "
                             "lines are what is timed.",
                         action="Time a replacement on your own cluster with REC-3 before "
-                               "relying on either figure.")
+                               "relying on either figure."
+                               + (" After a host failure, add the NFSv4 lease the standby "
+                                  "waits for before it can lock the log directory (30 s by "
+                                  "default; failure drills, DRL-5)." if c == "nfs" else ""))
         big = sizes[-1]
         d, n = times[(big, "das")][1], times[(big, "nfs")][1]
         apart = not d.overlaps(n, 1)
@@ -409,8 +412,9 @@ class BrokerRecovery:
                     why="Each replica's first log line on the replacement gives the offset it "
                         "started from: 0 on an empty disk, the cluster's end offset on the "
                         "failed broker's volume.",
-                    action="On NFS, remount the failed broker's volume on the standby; on DAS, "
-                           "budget the full copy.")
+                    action="On NFS, remount the failed broker's volume on the standby, after "
+                           "the NFSv4 lease if its host died (30 s by default); on DAS, budget "
+                           "the full copy.")
         kept = all(r.extra["committed_after"] == r.extra["committed_before"] > 0 for r in reps)
         ev = rec.evidence(real=["kafka", "kafka-tools"], also=["nfs-layer"])
         rec.verdict("REC-3", "rec.offsets", "differs" if kept else agrees(ev), evidence=ev,
