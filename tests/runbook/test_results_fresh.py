@@ -165,3 +165,26 @@ def test_a_run_that_did_not_hold_its_rate_says_so_on_its_page(record, tmp_path):
               and r["data"].get("load_held") is False
               and r["data"]["verdict"] != "not-measured"]
     assert not judged, f"verdicts drawn from runs that did not hold: {judged}"
+
+
+@pytest.mark.parametrize("record", LAB, ids=lambda p: p.stem)
+def test_every_verdict_names_what_exercised_it(record):
+    """Issue 36: every committed verdict carries its evidence (real software, a lab model or
+    arithmetic), and its word follows from it: a verdict whose decisive step ran on a lab
+    model is never plainly "reproduced"."""
+    from tr4947.procedures.record import AGREES, check_evidence
+    doc = json.loads(record.read_text())
+    wrong = []
+    for r in doc["records"]:
+        if r["kind"] != "verdict":
+            continue
+        d = r["data"]
+        ev = d.get("evidence")
+        if ev is None:
+            wrong.append(f"{d['claim']}: no evidence (re-run the chapter)")
+            continue
+        check_evidence(ev)
+        agrees = {v: k for k, v in AGREES.items()}
+        if d["verdict"] in agrees and agrees[d["verdict"]] != ev["kind"]:
+            wrong.append(f"{d['claim']}: {d['verdict']} with {ev['kind']} evidence")
+    assert not wrong, wrong
