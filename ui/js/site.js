@@ -112,6 +112,51 @@
   setWrap(store('tr4947-wrap') === '1')
 
   // --- tables that scroll sideways say so ----------------------------------------------
+  // Code in a table cell may break after . / _ = , : - (a <wbr>, never copied with the text),
+  // so a column of settings wraps instead of widening its table.
+  // In prose cells, only long tokens (a setting with its value, a path) get them.
+  var BREAK_AFTER = /(?<=[./_=,:-])(?=[^\s./_=,:-])/
+  function breakableCode (code, minLength) {
+    var walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT)
+    var nodes = []
+    while (walker.nextNode()) nodes.push(walker.currentNode)
+    nodes.forEach(function (node) {
+      var parts = minLength
+        ? node.nodeValue.split(/(\s+)/).map(function (w) {
+          return w.length >= minLength ? w.split(BREAK_AFTER).join('\u0000') : w
+        }).join('').split('\u0000')
+        : node.nodeValue.split(BREAK_AFTER)
+      if (parts.length < 2) return
+      var frag = document.createDocumentFragment()
+      parts.forEach(function (part, i) {
+        if (i) frag.appendChild(document.createElement('wbr'))
+        frag.appendChild(document.createTextNode(part))
+      })
+      node.parentNode.replaceChild(frag, node)
+    })
+  }
+  document.querySelectorAll('article.doc td.tableblock code, article.doc td.tableblock pre').forEach(function (c) { breakableCode(c) })
+  document.querySelectorAll('article.doc table.result-table td.tableblock:not(.halign-right)').forEach(function (c) {
+    breakableCode(c, 16)
+    // A sentence (a fix, a reason) keeps a readable measure when its table is squeezed.
+    if (c.textContent.length > 60 && c.textContent.split(' ').length > 8) c.classList.add('prose-cell')
+  })
+  // A figure with its spread, "1.6 (1.6-1.7, n=3)", may break before its parenthesis only:
+  // never inside a number or between a number and its unit.
+  document.querySelectorAll('article.doc table.result-table td.halign-right > p').forEach(function (p) {
+    if (p.children.length || !/ \(/.test(p.textContent)) return
+    var parts = p.textContent.split(/ (?=\()|(?<=\(.*,) /)
+    p.textContent = ''
+    parts.forEach(function (part, i) {
+      if (i) p.appendChild(document.createTextNode(' '))
+      var span = document.createElement('span')
+      span.className = 'figure-part'
+      span.textContent = part
+      p.appendChild(span)
+    })
+  })
+
+  var frames = []
   document.querySelectorAll('article.doc table.tableblock').forEach(function (table) {
     var frame = document.createElement('div')
     frame.className = 'table-frame' + (table.classList.contains('tr-figure') ? ' tr-figure' : '')
@@ -143,6 +188,18 @@
         th.appendChild(span)
       })
     }
+    // An authored table of prose (a setting, where, why, what instead) reads as one card per
+    // row on a phone (site.css): each cell with its column's name.
+    var head = table.tHead && table.tHead.rows[0]
+    if (head && head.cells.length >= 3 && !table.classList.contains('result-table') && !table.closest('.exampleblock.result')) {
+      var names = Array.prototype.map.call(head.cells, function (th) { return th.textContent.trim() })
+      Array.prototype.forEach.call(table.tBodies, function (body) {
+        Array.prototype.forEach.call(body.rows, function (row) {
+          Array.prototype.forEach.call(row.cells, function (cell, i) { if (names[i]) cell.setAttribute('data-label', names[i]) })
+        })
+      })
+      table.classList.add('cards')
+    }
     function update () {
       var more = scroller.scrollWidth > scroller.clientWidth + 1
       frame.classList.toggle('is-scrollable', more)
@@ -150,9 +207,109 @@
       frame.classList.toggle('at-start', scroller.scrollLeft <= 1)
     }
     scroller.addEventListener('scroll', update, { passive: true })
+    // Again whenever its box changes: a window resize, a fold opened, the wide layout below.
+    if (window.ResizeObserver) new ResizeObserver(update).observe(scroller)
     window.addEventListener('resize', update)
     update()
+    frames.push({ frame: frame, scroller: scroller, table: table, update: update })
   })
+
+  // --- wide screens: wide tables and diagrams use the room beside the text column ----------
+  // Where the window leaves room right of the article (the page's table of contents column
+  // and margin), a table wider than the text column, or a diagram drawn smaller than its
+  // natural size, grows into it: the block that holds it (its result box, or itself) is
+  // widened to what its content needs, at most to the room there is. The table of contents
+  // steps aside while such a block passes beside it.
+  var doc = document.querySelector('article.doc')
+  var main = document.querySelector('main.main')
+  var tocBox = document.querySelector('aside.toc')
+  var wideBlocks = []
+  function unitOf (el) {
+    var unit = el.closest('.openblock.side-by-side')
+    if (unit) return unit
+    unit = el.closest('.exampleblock.result')              // the outermost result box
+    while (unit && unit.parentElement && unit.parentElement.closest('.exampleblock.result')) {
+      unit = unit.parentElement.closest('.exampleblock.result')
+    }
+    return unit || el.closest('.table-frame, .imageblock') || el
+  }
+  function naturalTableWidth (f) {
+    var t = f.table
+    var old = t.style.width
+    t.style.width = 'max-content'
+    var w = t.getBoundingClientRect().width
+    t.style.width = old
+    return w
+  }
+  // An authored table whose column ratios (cols="2,3,3,4") make it wider than its column
+  // lets the browser share the width out by content instead.
+  function freeColumns () {
+    frames.forEach(function (f) {
+      if (f.table.classList.contains('result-table') || f.table.classList.contains('cols-free')) return
+      if (f.scroller.scrollWidth > f.scroller.clientWidth + 1) f.table.classList.add('cols-free')
+    })
+  }
+  function layoutWide () {
+    wideBlocks.forEach(function (b) { b.style.marginRight = ''; b.classList.remove('is-wide') })
+    wideBlocks = []
+    if (!doc || !main) return
+    var mainBox = main.getBoundingClientRect()
+    var edge = mainBox.right - 16                          // keep a margin at the window's edge
+    var wanted = new Map()
+    function want (el, extra) {
+      var unit = unitOf(el)
+      if (!doc.contains(unit) || extra < 8) return
+      wanted.set(unit, Math.max(wanted.get(unit) || 0, extra))
+    }
+    frames.forEach(function (f) {
+      if (f.table.classList.contains('fit') || !f.frame.offsetParent) return
+      if (f.frame.closest('.side-by-side:not(.stacked)')) return
+      var need = f.table.classList.contains('result-table') ? naturalTableWidth(f) : f.scroller.scrollWidth
+      want(f.frame, need - f.scroller.clientWidth)
+    })
+    document.querySelectorAll('article.doc .mermaid svg').forEach(function (svg) {
+      var natural = svg.viewBox && svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0
+      var box = svg.parentNode.getBoundingClientRect()
+      want(svg.parentNode, natural + 28 - box.width)          // 28: the diagram frame's padding
+    })
+    wanted.forEach(function (extra, unit) {
+      var right = unit.getBoundingClientRect().right
+      var room = Math.floor(edge - right)
+      if (room < 24) return
+      unit.style.marginRight = -Math.min(Math.ceil(extra), room) + 'px'
+      unit.classList.add('is-wide')
+      wideBlocks.push(unit)
+    })
+    frames.forEach(function (f) { f.update() })
+    stepAside()
+  }
+  function stepAside () {
+    if (!tocBox) return
+    var t = tocBox.getBoundingClientRect()
+    var covered = t.width > 0 && wideBlocks.some(function (b) {
+      var r = b.getBoundingClientRect()
+      return r.right > t.left && r.bottom > t.top && r.top < t.top + tocBox.scrollHeight
+    })
+    tocBox.classList.toggle('is-covered', covered)
+  }
+  var side = document.querySelectorAll('.openblock.side-by-side')
+  function stackSideBySide () {
+    side.forEach(function (block) {
+      block.classList.remove('stacked')
+      var over = Array.prototype.some.call(block.querySelectorAll('.table-scroll'), function (s) { return s.scrollWidth > s.clientWidth + 1 })
+      block.classList.toggle('stacked', over)
+    })
+  }
+  var pending = null
+  function relayout () {
+    if (pending) return
+    pending = window.requestAnimationFrame(function () { pending = null; freeColumns(); stackSideBySide(); layoutWide() })
+  }
+  relayout()
+  window.addEventListener('resize', relayout)
+  window.addEventListener('load', relayout)
+  document.addEventListener('tr4947:diagrams', relayout)
+  window.addEventListener('scroll', stepAside, { passive: true })
 
   // --- page table of contents ---------------------------------------------------------
   var toc = document.querySelector('aside.toc')
@@ -250,6 +407,17 @@
       })
       next()
     }
+    // The hits are the reader's edition only: their group header names the guide, not the
+    // edition's name after it ("... Français").
+    var edition = document.querySelector('.language-switch a[aria-current]')
+    var menuObserver = new MutationObserver(function () {
+      if (!edition) return
+      var suffix = ' ' + edition.textContent.trim()
+      document.querySelectorAll('.search-result-component-header').forEach(function (h) {
+        if (h.textContent.slice(-suffix.length) === suffix) h.textContent = h.textContent.slice(0, -suffix.length)
+      })
+    })
+    menuObserver.observe(document.getElementById('search-field') || document.body, { childList: true, subtree: true })
     ;['focus', 'pointerdown', 'keydown', 'input'].forEach(function (type) {
       searchInput.addEventListener(type, startSearch)
     })
@@ -263,8 +431,13 @@
       var open = document.body.classList.toggle('nav-open')
       toggle.setAttribute('aria-expanded', open ? 'true' : 'false')
     })
+    // The current chapter in the middle of the navigation's own scroll box. Only the nav
+    // scrolls: scrollIntoView would scroll the window too, and the page would open past its title.
     var current = nav.querySelector('.is-current')
-    if (current && current.scrollIntoView && window.innerWidth > 900) current.scrollIntoView({ block: 'center' })
+    if (current && window.innerWidth > 900) {
+      var navBox = nav.getBoundingClientRect(), itemBox = current.getBoundingClientRect()
+      nav.scrollTop += itemBox.top - navBox.top - (nav.clientHeight - itemBox.height) / 2
+    }
   }
 
   // --- math -----------------------------------------------------------------------------
