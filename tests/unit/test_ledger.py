@@ -106,11 +106,11 @@ def test_the_evidence_column_names_real_software_and_the_labs_models():
     assert "|Claim and verdict |Evidence |" in text       # claim and verdict share the pinned cell
     assert "xref:broker-recovery.adoc#rec-3[NFS replaces a broker faster.] +\n[.verdict-reproduced.verdict-model]#" in text
     assert "#reproduced on the lab's model#" in text
-    assert "Decided on the lab's model: the lab's NFS client layer" in text
+    assert "The decisive step ran on the lab's model: the lab's NFS client layer" in text
     assert "Real: Kafka 4.1.1 brokers, Kafka's command-line tools." in text
     assert "1 reproduced on the lab's model" in text
     block = ledger.verdict_block(rs, "broker-recovery")
-    assert "_Evidence_: Decided on the lab's model" in block
+    assert "_Evidence_: The decisive step ran on the lab's model" in block
 
 
 def test_arithmetic_and_records_without_evidence():

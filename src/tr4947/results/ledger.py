@@ -143,9 +143,9 @@ def evidence(v: Verdict | None, tr: Translator) -> str:
     if kind == "arithmetic":
         out.append(tr._("Arithmetic on the TR's published figures."))
     elif kind == "model":
-        out.append(tr._("Decided on the lab's model: {models}.", models=model))
+        out.append(tr._("The decisive step ran on the lab's model: {models}.", models=model))
     elif kind == "real":
-        out.append(tr._("Decided by real software."))
+        out.append(tr._("The decisive step ran as real software."))
     else:
         out.append(tr._("Nothing ran that could test it."))
     if real and kind != "none":
