@@ -9,9 +9,10 @@ const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}ー、。，
 const JOIN = new RegExp(`(?<=[${CJK}])\\n(?=[${CJK}])|(?<=[、。，．：；？！」』）】])\\n`, 'gu')
 
 function joinJapanese (html) {
-  // Keep <pre> and <script> blocks (and everything inside them) untouched.
+  // Keep <pre> and <script> blocks (and everything inside them) untouched, and mermaid
+  // sources: each of their lines is a statement (joining two after a ） lost a message).
   return html
-    .split(/(<pre[\s>][\s\S]*?<\/pre>|<script[\s>][\s\S]*?<\/script>)/)
+    .split(/(<pre[\s>][\s\S]*?<\/pre>|<script[\s>][\s\S]*?<\/script>|<div class="mermaid[\s"][\s\S]*?<\/div>)/)
     .map((part, i) => (i % 2 ? part : part.replace(JOIN, '')))
     .join('')
 }

@@ -18,7 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 MERMAID = REPO / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
 CHROMIUM = "/usr/bin/chromium"
 # The site's settings (ui/partials/mermaid-script.hbs); no HTML labels, so text is crisp.
-INIT = {"startOnLoad": False, "theme": "neutral", "securityLevel": "strict"}
+INIT = {"startOnLoad": False, "theme": "neutral", "securityLevel": "strict",
+        "flowchart": {"nodeSpacing": 30, "rankSpacing": 40},
+        "themeCSS": ".sequenceNumber { font-size: 14px; }"}
 SCALE = 2  # device pixels per CSS pixel: sharp when printed
 
 

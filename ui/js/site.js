@@ -23,11 +23,17 @@
 
   // --- the words this script adds, in the page's edition (<html lang>) ------------------
   var WORDS = {
-    en: { copy: 'Copy', copyLabel: 'Copy to clipboard', copied: 'Copied', select: 'Select and copy',
+    en: {
+      open: 'Open the diagram full size', close: 'Close',
+      copy: 'Copy', copyLabel: 'Copy to clipboard', copied: 'Copied', select: 'Select and copy',
       wrap: 'Wrap lines', unwrap: 'Do not wrap', scroll: 'Scroll sideways for more columns' },
-    fr: { copy: 'Copier', copyLabel: 'Copier dans le presse-papiers', copied: 'Copié', select: 'Sélectionnez et copiez',
+    fr: {
+      open: 'Ouvrir le schéma en taille réelle', close: 'Fermer',
+      copy: 'Copier', copyLabel: 'Copier dans le presse-papiers', copied: 'Copié', select: 'Sélectionnez et copiez',
       wrap: 'Renvoyer à la ligne', unwrap: 'Ne pas renvoyer à la ligne', scroll: 'Faites défiler pour voir les autres colonnes' },
-    ja: { copy: 'コピー', copyLabel: 'クリップボードにコピー', copied: 'コピーしました', select: '選択してコピーしてください',
+    ja: {
+      open: '図を実寸で開く', close: '閉じる',
+      copy: 'コピー', copyLabel: 'クリップボードにコピー', copied: 'コピーしました', select: '選択してコピーしてください',
       wrap: '折り返す', unwrap: '折り返さない', scroll: '横にスクロールすると残りの列が表示されます' },
   }
   var lang = document.documentElement.lang
@@ -310,6 +316,51 @@
   window.addEventListener('load', relayout)
   document.addEventListener('tr4947:diagrams', relayout)
   window.addEventListener('scroll', stepAside, { passive: true })
+
+  // --- diagrams: a click (or Enter) opens one full size ---------------------------------
+  var dialog = null
+  function openDiagram (svg) {
+    if (!dialog) {
+      dialog = document.createElement('dialog')
+      dialog.className = 'diagram-dialog'
+      var close = button('diagram-close', words.close)
+      close.addEventListener('click', function () { dialog.close() })
+      dialog.appendChild(close)
+      var body = document.createElement('div')
+      body.className = 'diagram-full'
+      dialog.appendChild(body)
+      // A click on the backdrop (outside the dialog's box) closes it.
+      dialog.addEventListener('click', function (e) {
+        var r = dialog.getBoundingClientRect()
+        if (e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom) dialog.close()
+      })
+      document.body.appendChild(dialog)
+    }
+    var full = dialog.querySelector('.diagram-full')
+    full.innerHTML = ''
+    var copy = svg.cloneNode(true)
+    var vb = svg.viewBox && svg.viewBox.baseVal
+    copy.removeAttribute('style')
+    copy.setAttribute('width', vb ? vb.width : svg.getBoundingClientRect().width)
+    copy.setAttribute('height', vb ? vb.height : svg.getBoundingClientRect().height)
+    full.appendChild(copy)
+    dialog.showModal()
+  }
+  document.addEventListener('tr4947:diagrams', function () {
+    document.querySelectorAll('article.doc .mermaid').forEach(function (box) {
+      var svg = box.querySelector('svg')
+      if (!svg || box.classList.contains('opens')) return
+      box.classList.add('opens')
+      box.setAttribute('role', 'button')
+      box.tabIndex = 0
+      box.title = words.open
+      box.setAttribute('aria-label', words.open)
+      box.addEventListener('click', function () { openDiagram(svg) })
+      box.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); openDiagram(svg) }
+      })
+    })
+  })
 
   // --- page table of contents ---------------------------------------------------------
   var toc = document.querySelector('aside.toc')
