@@ -142,6 +142,10 @@
     })
   }
   document.querySelectorAll('article.doc td.tableblock code, article.doc td.tableblock pre').forEach(function (c) { breakableCode(c) })
+  // Long inline code in prose (a setting with its value) may break at the same places on a phone.
+  document.querySelectorAll('article.doc :is(p, li, dd, dt) > code').forEach(function (c) {
+    if (!c.closest('td.tableblock')) breakableCode(c, 24)
+  })
   document.querySelectorAll('article.doc table.result-table td.tableblock:not(.halign-right)').forEach(function (c) {
     breakableCode(c, 16)
     // A sentence (a fix, a reason) keeps a readable measure when its table is squeezed.
