@@ -167,6 +167,16 @@ def _literal(lines: list[str], role: str, title: str = "") -> str:
             + f"\n{fence}\n")
 
 
+ELIDED = re.compile(r"^\.\.\. \((\d+) more periods\)$")
+
+
+def _elided(line: str, tr: Translator) -> str:
+    """The benchmark excerpt's mark for the periodic lines it left out (procedures/omb.py
+    excerpt) is the guide's words, not output: in the edition's language."""
+    m = ELIDED.match(line)
+    return tr._("... ({count} more periods)", count=int(m.group(1))) if m else line
+
+
 def console_block(rec: dict, tr: Translator, lab: bool, where: str) -> str:
     """A transcript. On the site: one block holding what the run set on the lab only (muted,
     outside what a reader copies), the command (its prompt is CSS, so never copied) and the
@@ -191,7 +201,7 @@ def console_block(rec: dict, tr: Translator, lab: bool, where: str) -> str:
                     + f'[source,console,role="transcript-cmd{kind}",subs="verbatim"]\n'
                     + f"{fence}\n" + "\n".join(lines) + f"\n{fence}\n")
     site, printed = list(head), list(head)
-    output = (data.get("output") or "").rstrip("\n").splitlines()
+    output = [_elided(line, tr) for line in (data.get("output") or "").rstrip("\n").splitlines()]
     for shown, run in fold(output) if output else []:
         if shown:
             site.append(_literal(run, "transcript-out"))
