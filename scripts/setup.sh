@@ -25,6 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 cache=${TR4947_CACHE:-$HOME/.cache/tr4947}
+case $cache in /*) ;; *) cache="$here/$cache" ;; esac     # Maven resolves a relative one elsewhere
 
 check_only=0
 case "${1:-}" in

@@ -234,3 +234,39 @@ def test_ctrl_c_stops_every_phase_and_leaves_nothing(tmp_path):
     assert "interrupted" in out and "stopping: " in out, out
     assert alive(pids) == [], "processes left behind"
     assert list((tmp_path / "t").iterdir()) == [], "temporary files left behind"
+
+
+@pytest.mark.parametrize("jobs", ["", "1"], ids=["side by side", "TR4947_SETUP_JOBS=1"])
+def test_phases_that_succeed_each_say_so_and_the_summary_keeps_their_order(tmp_path, jobs):
+    """Stand-ins that do their job at once (npm makes node_modules, mvn the libs directories
+    it is given, cargo the binary, go the tool): both ways end with the summary in phase
+    order, and a second run finds everything up to date."""
+    d, env, _pids = parallel_checkout(tmp_path, npm="mkdir -p node_modules")
+    bin_dir = Path(env["PATH"])
+    fake(bin_dir, "mvn", r'''for a; do case $a in -DoutputDirectory=*) out=${a#-DoutputDirectory=};; esac; done
+for v in $(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' lab/kafka/pom*.xml); do
+  mkdir -p "$(printf '%s' "$out" | sed "s/\${kafka.version}/$v/")"; done''')
+    fake(bin_dir, "cargo", r'''case "$*" in --version) echo "cargo 1.95.0";; *)
+for a; do [ "$prev" = --target-dir ] && t=$a; prev=$a; done
+mkdir -p "$t/release" && touch "$t/release/tr4947-nfs" && chmod +x "$t/release/tr4947-nfs";; esac''')
+    fake(bin_dir, "go", r'''case "$*" in *GOVERSION*) echo go1.22.0;; *)
+mkdir -p "$GOBIN" && touch "$GOBIN/actionlint" && chmod +x "$GOBIN/actionlint";; esac''')
+    (d / "lab/nfs-client/src").mkdir(parents=True)
+    (d / "lab/nfs-client/Cargo.lock").write_text("")
+    env["TR4947_SETUP_JOBS"] = jobs
+    r = subprocess.run(["/bin/bash", str(d / "scripts" / "setup.sh")], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    summary = r.stdout.split("] done in ")[1].splitlines()[1:]
+    names = ["prerequisites", "Debian packages", "Python environment", "Node packages",
+             "Kafka jars", "NFS client layer", "Go tools"]
+    assert [line.split("   ")[1].strip() for line in summary] == names, summary
+    kafka_line = next(line for line in r.stdout.splitlines() if "Kafka jars: resolved" in line)
+    assert "(one Maven run)" in kafka_line
+    for pom in paths.KAFKA_POMS.glob("pom*.xml"):
+        version = re.search(r"<kafka.version>(.*)</kafka.version>", pom.read_text()).group(1)
+        assert version in kafka_line and (tmp_path / f"cache/kafka-{version}/libs/.stamp").exists()
+    assert list((tmp_path / "t").iterdir()) == []
+    again = subprocess.run(["/bin/bash", str(d / "scripts" / "setup.sh")], cwd=d, env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and "everything was up to date" in again.stdout, again.stdout
