@@ -15,6 +15,14 @@
 
   // --- syntax highlighting ------------------------------------------------------------
   if (window.hljs) {
+    // A transcript's command carries no prompt in its text (the prompt is CSS): it is shell,
+    // not a console session, where a line starting with # would read as a root prompt and
+    // the comment after it as a command.
+    document.querySelectorAll('.transcript-cmd pre.highlight code[data-lang=console]').forEach(function (code) {
+      code.setAttribute('data-lang', 'bash')
+      code.classList.remove('language-console')
+      code.classList.add('language-bash')
+    })
     document.querySelectorAll('pre.highlight code[data-lang]').forEach(function (code) {
       var lang = code.getAttribute('data-lang')
       if (lang && window.hljs.getLanguage(lang)) window.hljs.highlightElement(code)
