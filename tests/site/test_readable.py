@@ -132,6 +132,87 @@ def test_no_english_result_text_on_any_translated_page(site, edition):
     assert bad == {}
 
 
+# The words of the page's chrome (header, footer, toolbars, cues, labels drawn by CSS, folds,
+# provenance) in English: none of them may show on a French or Japanese page.
+ENGLISH_CHROME = ["Search the guide", "On this page", "Previous", "Next", "Chapters", "Copy",
+                  "Copy to clipboard", "Wrap lines", "Do not wrap", "Scroll sideways",
+                  "An executable rendering", "Results marked", "come from an embedded lab",
+                  "LAB RESULT", "COMPUTED", "produced by", "figure published by NetApp",
+                  "more lines", "more periods", "lines of output not printed",
+                  "Open the diagram", "Close", "Provenance details", "Inputs digest",
+                  "Parameters", "Embedded lab", "Set for this run on the lab"]
+CHROME = """() => {
+    const seen = []
+    const add = (where, t) => { if (t && t.trim()) seen.push([where, t.trim()]) }
+    document.querySelectorAll('.header, .footer, .toc, .pagination, .code-toolbar, .scroll-cue,'
+        + ' details.transcript-fold > summary, details.provenance-details > .title, details.provenance-details summary,'
+        + ' .provenance-details td.hdlist1, .paragraph.provenance, .transcript-env > .title, .nav-title')
+      .forEach(e => add(e.className || e.tagName, e.innerText || e.textContent))
+    document.querySelectorAll('[title], [aria-label], [placeholder]').forEach(e => {
+      for (const a of ['title', 'aria-label', 'placeholder']) add(a, e.getAttribute(a)) })
+    document.querySelectorAll('.exampleblock.result > .title, .paragraph.provenance p, .paragraph.source-label p,'
+        + ' .table-frame.tr-figure > .table-title, .admonitionblock td.icon i')
+      .forEach(e => add('::before', getComputedStyle(e, '::before').content.replace(/^"|"$/g, '')))
+    document.querySelectorAll('.table-frame.tr-figure > .table-title')
+      .forEach(e => add('::after', getComputedStyle(e, '::after').content.replace(/^"|"$/g, '')))
+    return seen }"""
+
+
+@pytest.mark.parametrize("edition", ["fr", "ja"])
+def test_no_english_chrome_folds_or_provenance_labels_on_any_translated_page(browser, site, edition):
+    """Every word the page's frame and the result blocks' furniture add is the edition's:
+    header, footer, toolbars, scroll cues, the labels CSS draws, folds ("N more lines", the
+    benchmark excerpts' "N more periods"), the provenance badge and the labels of its
+    details. Measured in the browser (what a reader sees, attributes included)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    bad = {}
+    for path in sorted((site / "tr4947" / edition).glob("*.html")):
+        page = context.new_page()
+        page.goto(path.as_uri(), wait_until="load")
+        page.wait_for_timeout(150)
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        seen = page.evaluate(CHROME)
+        page.close()
+        found = sorted({f"{where}: {text[:80]}" for where, text in seen for w in ENGLISH_CHROME
+                        if re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text)})
+        if found:
+            bad[path.name] = found[:4]
+    context.close()
+    assert bad == {}
+
+
+@pytest.mark.parametrize("edition", ["fr", "ja"])
+def test_provenance_labels_are_the_editions(site, edition):
+    """The labels of a result's provenance details are the catalogue's, not the English ones
+    (where the two differ), on every page that has results."""
+    tr = Translator(edition)
+    english = set()
+    for page in sorted((site / "tr4947").glob("*.html")):
+        english |= set(re.findall(r'<td class="hdlist1">\s*([^<]+?)\s*</td>', page.read_text()))
+    assert {"Run", "Target", "Commit"} <= english
+    wrong = {}
+    for page in sorted((site / "tr4947" / edition).glob("*.html")):
+        labels = set(re.findall(r'<td class="hdlist1">\s*([^<]+?)\s*</td>', page.read_text()))
+        left = sorted(l for l in labels & english if tr._(l) != l)
+        if left:
+            wrong[page.name] = left
+    assert wrong == {}
+
+
+@pytest.mark.xfail(reason="the names in the provenance's Versions row (FSx stand-in (moto), NFS "
+                          "client layer, ONTAP stand-in) are written as recorded: the provenance "
+                          "function (tr4947.results.render.provenance) does not translate them yet",
+                   strict=False)
+@pytest.mark.parametrize("edition", ["fr", "ja"])
+def test_provenance_versions_row_names_are_the_editions(site, edition):
+    english_names = ("stand-in", "client layer", "passthrough")
+    found = set()
+    for page in sorted((site / "tr4947" / edition).glob("*.html")):
+        for row in re.findall(r'<td class="hdlist2">\s*<p>(.*?)</p>', page.read_text(), re.S):
+            found |= {w for w in english_names if w in row}
+    assert found == set()
+
+
 @pytest.mark.parametrize("edition,width", CASES)
 def test_results_words_numbers_and_charts_in_the_pages_language(browser, site, edition, width):
     lang = LANG[edition]

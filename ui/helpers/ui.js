@@ -10,6 +10,10 @@ const ENGLISH = {
   next: 'Next',
   pdf: 'The whole guide as one PDF',
   language: 'Language',
+  pagination: 'Previous and next chapter',
+  footer: 'An executable rendering of NetApp TR-4947 in the project\'s own words. Results marked ' +
+    '<em>lab</em> come from an embedded lab on one machine with stand-ins for ONTAP and AWS, not ' +
+    'from NetApp hardware; the TR\'s published figures are shown beside them.',
 }
 module.exports = (page, key, ...rest) => {
   const attrs = (page && page.attributes) || {}
