@@ -232,3 +232,21 @@ def test_diagrams_are_readable_and_open_full_size(browser, site, edition):
             page.close()
         context.close()
         assert drawn == english
+
+
+# --- 6. transcripts: a command's comments are comments -------------------------------------------
+@pytest.mark.browser
+@pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: LANG[e])
+def test_comments_in_a_transcripts_command_are_highlighted_as_comments(browser, site, edition):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page, problems = visit(context, site / "tr4947" / edition / "failure-drills.html")
+    lines = page.evaluate("""() => [...document.querySelectorAll('.transcript-cmd pre code')].flatMap(code => {
+        const out = [], lines = code.innerHTML.split('\\n')
+        lines.forEach(l => { const t = l.replace(/<[^>]+>/g, '')
+            if (/^\\s*#/.test(t)) out.push({text: t.slice(0, 60), comment: /^\\s*<span class="hljs-comment">/.test(l)
+                                            && !/hljs-(keyword|built_in|meta|string)/.test(l)}) })
+        return out })""")
+    context.close()
+    assert len(lines) > 10
+    assert [l["text"] for l in lines if not l["comment"]] == []
+    assert problems == []
