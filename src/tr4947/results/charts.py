@@ -110,8 +110,7 @@ def plan(spec: dict[str, Any], tr, lab: bool = True) -> dict[str, Any]:
     x_log = (kind != "bar" and spec.get("x_scale") == "log" and bool(xs)
              and max(xs) / min(xs) >= 10)
     if y_log:
-        notes.append(tr._("Logarithmic scale: the lab's and TR-4947's figures are orders of "
-                          "magnitude apart."))
+        notes.append(_log_note(series, refs, ys, tr))
     if any("x_low" in s for s in series):
         notes.append(tr._("Horizontal bars: the lowest and highest rate the runs achieved."))
     if any("low" in s for s in series):
@@ -192,6 +191,24 @@ def _matplotlib():
 _CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]")
 #: Japanese punctuation a line never starts with (it stays with the character before it).
 _NO_START = set("、。，．・：；？！）」』】〕ー々ぁぃぅぇぉっゃゅょァィゥェォッャュョ")
+#: Japanese opening brackets a line never ends with (they stay with what they open).
+_NO_END = set("（「『【〔［〈《")
+
+
+def _log_note(series: list[dict], refs: list[dict], ys: list[float], tr) -> str:
+    """Why the y axis is logarithmic, with the gap it bridges as measured: how many times
+    TR-4947's figures are the lab's (each series' median against each published figure)."""
+    lab = [sorted(v)[len(v) // 2] for v in (_positive(s.get("y", [])) for s in series) if v]
+    published = sorted({v for r in refs for v in _positive(r["y"])})
+    ratios = sorted(max(a, b) / min(a, b) for a in lab for b in published)
+    if not ratios:
+        return tr._("Logarithmic scale: the values span a factor of {factor}.",
+                    factor=round(max(ys) / min(ys)))
+    low, high = max(1, round(ratios[0])), max(1, round(ratios[-1]))
+    if low == high:
+        return tr._("Logarithmic scale: TR-4947's figures and the lab's are {n} times apart.", n=low)
+    return tr._("Logarithmic scale: TR-4947's figures and the lab's are {low} to {high} times "
+                "apart.", low=low, high=high)
 
 
 def _wrap(text: str, width_px: float, lang: str = "en") -> list[str]:
@@ -199,7 +216,10 @@ def _wrap(text: str, width_px: float, lang: str = "en") -> list[str]:
     two Japanese characters (not before closing punctuation); Latin words, numbers and units
     are never cut. Widths are estimates for DejaVu Sans (0.56 em) and IPAex Gothic (1 em)."""
     em = FONT_PT * 4 / 3
-    tokens = re.findall(r"\s+|[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]|[^\s\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]+", text)
+    # A break only at an ordinary space: a no-break space (a French number's thousands, a
+    # number and its unit) holds its neighbours together; a katakana word is one token.
+    tokens = re.findall(r"[ \t\n]+|[\u30a0-\u30ff]+|[\u3000-\u309f\u3400-\u9fff\uff00-\uffef]"
+                        r"|[^ \t\n\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]+", text)
     latin = 0.6 if lang == "ja" else 0.56          # IPAex Gothic's Latin is a little wider
     width = lambda t: sum(em if _CJK.match(c) else em * latin for c in t)  # noqa: E731
     lines, line = [], ""
@@ -208,7 +228,8 @@ def _wrap(text: str, width_px: float, lang: str = "en") -> list[str]:
             if line:
                 line += " "
             continue
-        if line and width(line + tok) > width_px and tok not in _NO_START:
+        if line and width(line + tok) > width_px and tok[0] not in _NO_START \
+                and line[-1] not in _NO_END:
             lines.append(line.rstrip())
             line = ""
         line += tok
