@@ -279,6 +279,15 @@ def _pdf_widths(header: list[str], rows: list[list[str]]) -> list[int]:
     return [n + round(spare * (w - n) / room) for n, w in zip(need, want)]
 
 
+def capitalised(title: str) -> str:
+    """A caption starts with a capital, as "Table 8." before it asks ("volume kafka_nfs_b1
+    filled..." reads "Volume kafka_nfs_b1 filled..."); a leading identifier (nfs-broker-1,
+    kafka_nfs_b1) is left as it is."""
+    if re.match(r"[^\W\d_A-Z]+(?=[\s:,'\u2019])", title) and not title[:1].isupper():
+        return title[:1].upper() + title[1:]
+    return title
+
+
 def table_block(rec: dict, tr: Translator, where: str) -> str:
     data = rec["data"]
     header = [str(h) for h in data.get("header", [])]
@@ -300,7 +309,7 @@ def table_block(rec: dict, tr: Translator, where: str) -> str:
 
     def cell(v: str) -> str:
         return breakable(v.replace("|", "\\|"))
-    title = tr.text(rec.get("title", ""), f"{where} title")
+    title = capitalised(tr.text(rec.get("title", ""), f"{where} title"))
     lines = [f".{title}"] if title else []
     lines.append(_pdf(f'[%header%autowidth,cols="{align}",role="{role}"]',
                       f'[%header,cols="{widths}",role="{role}"]').rstrip())
