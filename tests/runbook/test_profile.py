@@ -15,6 +15,14 @@ def test_overlapping_windows_count_once_and_old_entries_add_up():
     assert profile.measured_seconds(entries) == 27
 
 
+def test_windows_reported_together_add_up():
+    """A load record reports its runs' windows at once, after them (one end time): they
+    ran one after another, so they add up instead of collapsing into the longest."""
+    entries = [{"seconds": 30, "end": 500}, {"seconds": 30, "end": 500},
+               {"seconds": 30, "end": 500}, {"seconds": 20, "end": 300}]
+    assert profile.measured_seconds(entries) == 110
+
+
 def test_the_report_names_the_share_outside_the_windows(tmp_path, capsys):
     lab = tmp_path / "lab"
     lab.mkdir()

@@ -29,8 +29,18 @@ def union_seconds(windows: Iterable[tuple[float, float]]) -> float:
 
 def measured_seconds(entries: list[dict]) -> float:
     """The time inside measurement windows, from a run's ``measured`` entries: windows with
-    their end time as a union, the older ones (seconds only) summed."""
-    timed = [(e["end"] - e["seconds"], e["end"]) for e in entries if "end" in e]
+    their end time as a union, the older ones (seconds only) summed.
+
+    Windows reported together after the fact share one end time: a load record reports
+    each of its runs' windows when the step is over (Recorder.load), and the runs came one
+    after another. Such a burst counts as one block, its windows' sum ending there (its runs'
+    own ends are not recorded yet; a window that ends at a real time, a recovery or a drill,
+    is placed exactly)."""
+    bursts: dict[float, float] = {}
+    for e in entries:
+        if "end" in e:
+            bursts[e["end"]] = bursts.get(e["end"], 0.0) + e["seconds"]
+    timed = [(end - seconds, end) for end, seconds in bursts.items()]
     return union_seconds(timed) + sum(e["seconds"] for e in entries if "end" not in e)
 
 
