@@ -31,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -64,21 +65,35 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[int,
     """Run, echoing the lines that say where time goes, the whole output into log."""
     t0 = time.monotonic()
     lines: list[str] = []
+    # A session of its own: stopped or interrupted, the bench stops the whole command (setup
+    # stops its phases on TERM) before it removes the clone.
     with log.open("w") as out, subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                                   stderr=subprocess.STDOUT, text=True,
-                                                  errors="replace") as p:
-        assert p.stdout
-        for line in p.stdout:
-            out.write(line)
-            line = line.rstrip("\n")
-            lines.append(line)
-            if line.startswith(("[setup]", "== ", "[site]")):
-                print("   ", line, flush=True)
+                                                  errors="replace", start_new_session=True) as p:
+        try:
+            read_lines(p, out, lines)
+        except BaseException:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait()
+            raise
     return p.returncode, time.monotonic() - t0, lines
 
 
+def read_lines(p: subprocess.Popen, out, lines: list[str]) -> None:
+    """Each line into the log and ``lines``; setup's, site.sh's and its parts' on the console."""
+    assert p.stdout
+    parts = False                  # scripts/site.sh's closing lines: each part's time
+    for line in p.stdout:
+        out.write(line)
+        line = line.rstrip("\n")
+        lines.append(line)
+        parts = (parts or line.startswith("Site built in")) and not line.startswith("Open ")
+        if parts or line.startswith(("[setup]", "== ", "[site]")):
+            print("   ", line, flush=True)
+
+
 def setup_phases(lines: list[str]) -> dict[str, float]:
-    """Each phase's own time (its last line, the one with the time it took)."""
+    """Each phase's own time, from setup's summary."""
     took: dict[str, float] = {}
     for line in lines:
         m = SUMMARY.search(line)
@@ -97,6 +112,7 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the clone and its HOME (printed)")
     args = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)      # in order with the commands' lines
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # so that the clone is removed
 
     tmp = Path(tempfile.mkdtemp(prefix="tr4947-fresh-"))
     clone, home = tmp / "clone", tmp / "home"
