@@ -32,6 +32,30 @@ module TR4947PDF
   end
 end
 
+# Japanese line breaking (kinsoku), for the edition that sets scripts: cjk. asciidoctor-pdf
+# then puts a break opportunity (a zero-width space) before every CJK character, so a line
+# could start with ）：。 or end with （「. This one is put before a CJK character only where
+# Japanese allows a break: never before closing brackets, punctuation, the prolonged sound
+# mark and small kana, never after an opening bracket. Latin words get none (prawn breaks
+# them only at spaces and hyphens).
+module TR4947PDF
+  NO_START = '、。，．・：；？！）」』】〕］〉》ー々〜ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ'
+  NO_END = '（「『【〔［〈《'
+  # ...and after Japanese punctuation or a kana or kanji that a Latin word or inline code
+  # follows (、rec.speedup; と min.insync.replicas=2、: the code moves with its 、).
+  KINSOKU_BREAK = /(?<![#{NO_END}])(?=[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef])(?![#{NO_START}])|(?<=[、。，．：；？！）」』】〕])(?=[A-Za-z0-9`(\[\/_.<-])|(?<=[\u3040-\u30ff\u3400-\u9fff])(?=[A-Za-z0-9`<])/
+
+  # The widest unbreakable word of a cell, in Latin characters (a header's in bold: a fifth
+  # more; a Japanese character: two). Words break at spaces, after hyphens, at zero-width
+  # spaces ({wbr}) and where Japanese allows.
+  def self.word_need text, bold = false
+    words = text.to_s.gsub(/<[^>]+>|&[#\w]+;/, ' ').split(/\s|\u200b|(?<=-)|#{KINSOKU_BREAK}/).reject(&:empty?)
+    (words.map {|w| w.each_char.sum {|c| c.ord >= 0x3000 ? 2 : 1 } }.max || 1) * (bold ? 1.2 : 1) + 2
+  end
+end
+Asciidoctor::PDF::Converter.send :remove_const, :CjkLineBreakRx
+Asciidoctor::PDF::Converter.const_set :CjkLineBreakRx, TR4947PDF::KINSOKU_BREAK
+
 class TR4947Marks < Asciidoctor::Extensions::Treeprocessor
   def process doc
     lang = doc.attr 'page-lang', 'en'
@@ -43,6 +67,35 @@ class TR4947Marks < Asciidoctor::Extensions::Treeprocessor
     end
     doc.find_by(context: :example) {|b| b.has_role? 'result' }.each do |b|
       b.title = %([.pdf-lab-mark]##{lab_mark}# #{b.title}) if b.title? && (b.has_role? 'lab')
+    end
+    # Every table's columns get at least their widest word (header or body), taken from the
+    # columns with room to spare; a table whose words cannot all fit across the page at the
+    # table font is set smaller (pdf-font-scale, which result tables may already carry from
+    # tr4947.results.render). So the PDF never cuts a word ("Editio/n", "consommateu/rs").
+    # About 88 Latin characters fit across an A4 page at 9 pt.
+    doc.find_by(context: :table) {|t| !(t.option? 'autowidth') }.each do |t|
+      heads, rows = t.rows.head.size, t.rows.head + t.rows.body
+      next if rows.empty? || rows.any? {|r| r.size != t.columns.size }
+      need = t.columns.each_index.map do |i|
+        rows.each_with_index.map {|r, k| TR4947PDF.word_need(r[i].text, k < heads) }.max
+      end
+      scale = (t.attr 'pdf-font-scale').to_f
+      scale = 1.0 unless scale > 0 && scale < 1
+      if need.sum * scale > 88
+        # the words alone fill the line: a smaller face, each column its widest word
+        scale = [88.0 / need.sum, 0.6].max
+        t.set_attr 'pdf-font-scale', scale.round(2)
+        t.columns.each_with_index {|c, i| c.set_attr 'colpcwidth', (need[i] * 100.0 / need.sum).round(4) }
+        next
+      end
+      need = need.map {|n| n * scale * 100.0 / 88 }
+      pcs = t.columns.map {|c| (c.attr 'colpcwidth').to_f }
+      short = need.zip(pcs).sum {|n, p| [n - p, 0].max }
+      excess = need.zip(pcs).map {|n, p| [p - n, 0].max }
+      next if short <= 0 || excess.sum <= short
+      t.columns.each_with_index do |c, i|
+        c.set_attr 'colpcwidth', (pcs[i] < need[i] ? need[i] : pcs[i] - short * excess[i] / excess.sum).round(4)
+      end
     end
     if lang == 'ja'
       doc.find_by {|b| b.context == :paragraph || b.context == :admonition }.each do |b|
@@ -65,6 +118,19 @@ end
 # edition and the build date, and the disclaimer goes below it.
 class TR4947Converter < (Asciidoctor::Converter.for 'pdf')
   register_for 'pdf'
+
+  # Table text is set flush left (justified cells open wide gaps in narrow columns). A result
+  # table whose columns' longest words do not fit across the page at the table font says by
+  # how much to shrink it (pdf-font-scale, tr4947.results.render), so no word is cut.
+  def convert_table node
+    saved = [@theme.table_font_size, @base_text_align]
+    scale = (node.attr 'pdf-font-scale').to_f
+    @theme.table_font_size = (saved[0] || @theme.base_font_size) * scale if scale > 0 && scale < 1
+    @base_text_align = 'left'
+    super
+  ensure
+    @theme.table_font_size, @base_text_align = saved
+  end
 
   def ink_title_page doc
     lang = doc.attr 'page-lang', 'en'

@@ -250,3 +250,110 @@ def test_comments_in_a_transcripts_command_are_highlighted_as_comments(browser, 
     assert len(lines) > 10
     assert [l["text"] for l in lines if not l["comment"]] == []
     assert problems == []
+
+
+# --- 7. the PDFs: table headers whole, Japanese line breaking, ASCII names ------------------------
+def pdf_of(site, edition) -> Path:
+    import yaml
+    descriptor = paths.REPO / ("docs/" + edition if edition else "") / "antora.yml"
+    name = yaml.safe_load(descriptor.read_text())["asciidoc"]["attributes"]["page-pdf"]
+    return site / "tr4947" / edition / name
+
+
+def pdf_words(pdf: Path) -> list[tuple[int, float, float, float, str]]:
+    """Every word of a PDF with its page and box (pdftotext -bbox): (page, x, top, bottom, text)."""
+    import subprocess
+    xhtml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    words, page = [], 0
+    for m in re.finditer(r'<page |<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)</word>',
+                         xhtml):
+        if m.group(0) == "<page ":
+            page += 1
+            continue
+        words.append((page, float(m.group(1)), float(m.group(2)), float(m.group(3)), html.unescape(m.group(4))))
+    return words
+
+
+def header_words(site, edition) -> set[str]:
+    """The Latin words of every table header of an edition's pages (as built)."""
+    found = set()
+    for path in site_pages(site, edition):
+        for th in re.findall(r"<th[^>]*>(.*?)</th>", path.read_text(), re.S):
+            text = html.unescape(re.sub(r"<[^>]+>", "", th))
+            found |= {w for w in re.findall(r"[^\W\d_]{4,}", text) if w.isascii() or edition == "fr"}
+    return found
+
+
+def cut_header_words(words, headers) -> list[str]:
+    """Header words the PDF sets in two pieces, one above the other in the same column
+    ("Broke" over "r")."""
+    by_page: dict[int, list] = {}
+    for w in words:
+        by_page.setdefault(w[0], []).append(w)
+    cut = []
+    for page, ws in by_page.items():
+        for (_, x, top, bottom, text) in ws:
+            if len(text) < 3 or text in headers or not any(h.startswith(text) and h != text for h in headers):
+                continue
+            for (_, x2, top2, _, text2) in ws:
+                # the rest of the word right below it, in the same column (nothing after it
+                # but a hyphen: a prose line that starts below "exécution" is not a rest)
+                tail = re.fullmatch(r"([^\W\d_]+)-?", text2)
+                if abs(x2 - x) < 2 and 0 < top2 - top < (bottom - top) * 1.8 and tail \
+                        and text + tail.group(1) in headers:
+                    cut.append(f"page {page}: {text}/{text2}")
+    return cut
+
+
+def test_the_cut_word_check_sees_a_cut_header():
+    words = [(1, 50.0, 100.0, 108.0, "Broke"), (1, 50.0, 109.0, 117.0, "r"), (1, 90.0, 100.0, 108.0, "Verdict")]
+    assert cut_header_words(words, {"Broker", "Verdict"}) == ["page 1: Broke/r"]
+    assert cut_header_words(words[2:], {"Broker", "Verdict"}) == []
+
+
+@pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: LANG[e])
+def test_pdf_table_headers_are_never_cut_inside_a_word(site, edition):
+    pdf = pdf_of(site, edition)
+    assert pdf.exists(), f"no PDF {pdf}"
+    headers = header_words(site, edition)
+    assert len(headers) > (10 if edition == "ja" else 50)
+    assert cut_header_words(pdf_words(pdf), headers) == []
+
+
+#: A Japanese line never starts with these (kinsoku): closing brackets and 。、：
+NO_LINE_START = "）」』】〕］〉》。、：，．"
+
+
+def test_the_japanese_pdf_breaks_lines_the_japanese_way(site):
+    import subprocess
+    pdf = pdf_of(site, "ja")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    assert len(lines) > 2000
+    bad = [l[:40] for l in lines if l[0] in NO_LINE_START]
+    # Kinsoku (scripts/pdf/tr4947_pdf.rb) took this from 200 lines to 16. What is left starts
+    # where inline code or emphasis meets Japanese punctuation ("`min.insync.replicas=2`、"):
+    # prawn may break between two differently styled pieces of text without a break
+    # opportunity there. Not fixed yet: this bound keeps it from growing.
+    assert len(bad) <= 16, f"{len(bad)} lines start with a closing bracket or 。、：, e.g. {bad[:5]}"
+
+
+def test_every_pdf_has_an_ascii_file_name(site):
+    pdfs = list((site / "tr4947").rglob("*.pdf"))
+    assert len(pdfs) == 3
+    assert all(p.name.isascii() for p in pdfs), [p.name for p in pdfs]
+    for edition in EDITIONS:
+        assert pdf_of(site, edition).exists()
+
+
+# --- 5. chart labels: never broken inside a number or a word ---------------------------------------
+def test_chart_labels_break_only_between_words():
+    from tr4947.results.charts import _wrap
+    for width in range(40, 400, 10):
+        fr = _wrap("TR-4947, RF 1 sync : ~3218 Mo/s soutenus = 3\u202f069 Mio/s", width, "fr")
+        assert any("3\u202f069" in line for line in fr), fr
+        ja = _wrap("プロデューサーとコンシューマーの「ラボ」の合計 MiB/s", width, "ja")
+        assert any("「ラボ」" in line for line in ja), ja
+        assert all(line[0] not in "）」、。：" for line in ja), ja
+        assert all(not line.endswith(("（", "「")) for line in ja), ja

@@ -257,6 +257,13 @@ def _text_width(s: str) -> int:
     return sum(2 if "\u3000" <= c <= "\uffef" else 1 for c in s)
 
 
+#: Where the PDF may break a line in a cell: a space, after a hyphen, a {wbr} (breakable),
+#: and between Japanese characters where Japanese allows it (scripts/pdf/tr4947_pdf.rb:
+#: never before closing brackets and punctuation, never after an opening bracket).
+_PDF_BREAK = re.compile(r"\s|(?<=-)|\{wbr\}|(?<![（「『【〔［〈《])(?=[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef])"
+                        r"(?![、。，．・：；？！）」』】〕］〉》ー々〜ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ])"
+                        r"|(?<=[、。，．：；？！）」』】〕])(?=[A-Za-z0-9`(\[/_.-])")
+
 #: About how many Latin characters a result table holds across an A4 page in the PDF (9 pt).
 PDF_LINE = 88
 
@@ -266,17 +273,29 @@ def _pdf_widths(header: list[str], rows: list[list[str]]) -> list[int]:
     word (identifiers break after / _ -, Japanese between characters), so nothing is cut
     mid-word; what is left of the line goes to the columns with the most text."""
     need, want = [], []
+
+    def words(x: str) -> list[str]:
+        return [w for w in _PDF_BREAK.split(breakable(x)) if w]
     for c, h in enumerate(header):
         cells = [h] + [r[c] for r in rows if c < len(r)]
-        words = [w for x in cells for w in re.split(r"[\s/_-]|\{wbr\}|(?<=[\u3000-\uffef])"
-                                                      r"|(?=[\u3000-\uffef])", x) if w]
-        need.append(max((_text_width(w) for w in words), default=1) + 2)
+        # the header is set in bold: its words take about a fifth more room
+        need.append(max([_text_width(w) * 1.2 for w in words(h)]
+                        + [_text_width(w) for x in cells[1:] for w in words(x)], default=1) + 2)
         want.append(max(need[-1], min(max(_text_width(x) for x in cells), 40) + 2))
+    need = [round(n) for n in need]
     spare = PDF_LINE - sum(need)
     room = sum(w - n for w, n in zip(want, need))
     if spare <= 0 or room <= 0:
         return need
     return [n + round(spare * (w - n) / room) for n, w in zip(need, want)]
+
+
+def _pdf_font_scale(widths: list[int]) -> str:
+    """For a table whose columns' longest words do not fit across the page at the table
+    font: the font scale that makes them fit (scripts/pdf/tr4947_pdf.rb applies it), so the
+    PDF never cuts a word; "" for a table that fits."""
+    total = sum(widths)
+    return f",pdf-font-scale={max(0.6, PDF_LINE / total):.2f}" if total > PDF_LINE else ""
 
 
 def capitalised(title: str) -> str:
@@ -303,8 +322,8 @@ def table_block(rec: dict, tr: Translator, where: str) -> str:
     shown_header = [tr.text(h, f"{where} header") for h in header]
     shown_rows = [[tr.text(c, f"{where} cell") for c in r] for r in rows]
     align = ",".join(">" if n else "<" for n in numeric)
-    widths = ",".join(f"{'>' if n else '<'}{w}" for n, w in
-                      zip(numeric, _pdf_widths(shown_header, shown_rows)))
+    pdf_widths = _pdf_widths(shown_header, shown_rows)
+    widths = ",".join(f"{'>' if n else '<'}{w}" for n, w in zip(numeric, pdf_widths))
     role = "result-table" + (" pin" if len(header) >= 4 else "")
 
     def cell(v: str) -> str:
@@ -312,7 +331,7 @@ def table_block(rec: dict, tr: Translator, where: str) -> str:
     title = capitalised(tr.text(rec.get("title", ""), f"{where} title"))
     lines = [f".{title}"] if title else []
     lines.append(_pdf(f'[%header%autowidth,cols="{align}",role="{role}"]',
-                      f'[%header,cols="{widths}",role="{role}"]').rstrip())
+                      f'[%header,cols="{widths}",role="{role}"{_pdf_font_scale(pdf_widths)}]').rstrip())
     lines.append("|===")
     lines.append(" ".join(f"|{cell(h)}" for h in shown_header))
     lines += [" ".join(f"|{cell(c)}" for c in r) for r in shown_rows]
