@@ -199,10 +199,6 @@ def test_provenance_labels_are_the_editions(site, edition):
     assert wrong == {}
 
 
-@pytest.mark.xfail(reason="the names in the provenance's Versions row (FSx stand-in (moto), NFS "
-                          "client layer, ONTAP stand-in) are written as recorded: the provenance "
-                          "function (tr4947.results.render.provenance) does not translate them yet",
-                   strict=False)
 @pytest.mark.parametrize("edition", ["fr", "ja"])
 def test_provenance_versions_row_names_are_the_editions(site, edition):
     english_names = ("stand-in", "client layer", "passthrough")

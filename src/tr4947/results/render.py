@@ -443,7 +443,12 @@ def provenance(run: dict[str, Any], tr: Translator, chapter: str = "") -> str:
               if commit != "?" else "?"),
              (tr._("Inputs digest"), f"`{run.get('digest', '?')}`"
               + (f" ({state})" if state else ""))]
-    versions = ", ".join(f"{k} {v}" for k, v in sorted((run.get("versions") or {}).items()))
+    # Products and packages keep their names; what stood in for them is named in the edition.
+    named = {"ONTAP stand-in": tr._("ONTAP stand-in"),
+             "FSx stand-in (moto)": tr._("FSx stand-in (moto)"),
+             "NFS client layer": tr._("NFS client layer")}
+    versions = ", ".join(f"{named.get(k, k)} {v}"
+                         for k, v in sorted((run.get("versions") or {}).items()))
     if versions:
         facts.append((tr._("Versions"), versions))
     params = ", ".join(f"`{k}={v}`" for k, v in sorted((run.get("parameters") or {}).items()))
