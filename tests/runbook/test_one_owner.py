@@ -146,7 +146,9 @@ def test_editing_code_started_as_a_program_makes_its_chapters_stale(scratch, mod
     f = scratch / module
     original = f.read_text()
     try:
-        f.write_text(original + "\n# edited in a scratch copy\n")
+        # A statement, not a comment: the digest follows what the code does (a comment
+        # stales nothing, tests/runbook/test_digest_meaning.py).
+        f.write_text(original + "\nSCRATCH_EDIT = 1\n")
         after = status(scratch)
     finally:
         f.write_text(original)
