@@ -392,18 +392,15 @@ CURRENT: dict[tuple[str, str], str] = {}
 
 
 def load_current(path: Path = paths.CURRENT) -> dict[tuple[str, str], str]:
-    """(target, chapter) -> the digest its inputs have now, from one or more status
-    documents (a JSON object, or a list of them: one per target)."""
+    """(target, chapter) -> the digest its inputs have now, from the runbook's status document
+    (tr4947.runbook.execute.Runner.note_current writes one, for one target)."""
     try:
-        docs = json.loads(Path(path).read_text())
+        doc = json.loads(Path(path).read_text())
     except (OSError, ValueError):
         return {}
-    out = {}
-    for doc in docs if isinstance(docs, list) else [docs]:
-        for row in doc.get("chapters", []):
-            if row.get("digest"):
-                out[(doc.get("target", "lab"), row["chapter"])] = row["digest"]
-    return out
+    target = doc.get("target", "lab")
+    return {(target, row["chapter"]): row["digest"] for row in doc.get("chapters", [])
+            if row.get("digest")}
 
 
 def currency(run: dict[str, Any], chapter: str, tr: Translator) -> tuple[str, bool]:
