@@ -415,6 +415,24 @@ def currency(run: dict[str, Any], chapter: str, tr: Translator) -> tuple[str, bo
                 "figures", digest=f"`{now}`"), True
 
 
+#: What our own software appends to its version string: "(lab stand-in)" from the ONTAP
+#: stand-in, "(FUSE passthrough)" or "(no passthrough: <why>)" from the NFS client layer.
+_QUALIFIER = re.compile(r"\((lab stand-in|FUSE passthrough|no passthrough: (?P<why>.*))\)$")
+
+
+def _qualified(version: str, tr: Translator) -> str:
+    """A version string with our own qualifier in the edition's words (the version stays)."""
+    m = _QUALIFIER.search(version)
+    if not m:
+        return version
+    if m["why"] is not None:
+        words = tr._("(no passthrough: {why})", why=m["why"])
+    else:
+        words = {"lab stand-in": tr._("(lab stand-in)"),
+                 "FUSE passthrough": tr._("(FUSE passthrough)")}[m[1]]
+    return version[:m.start()] + words
+
+
 def provenance(run: dict[str, Any], tr: Translator, chapter: str = "") -> str:
     """A one-line badge (who ran it, where, when, from which commit) and the rest behind a
     toggle; whether the result is current (its inputs' digest against what the guide's
@@ -444,7 +462,7 @@ def provenance(run: dict[str, Any], tr: Translator, chapter: str = "") -> str:
     named = {"ONTAP stand-in": tr._("ONTAP stand-in"),
              "FSx stand-in (moto)": tr._("FSx stand-in (moto)"),
              "NFS client layer": tr._("NFS client layer")}
-    versions = ", ".join(f"{named.get(k, k)} {v}"
+    versions = ", ".join(f"{named.get(k, k)} {_qualified(str(v), tr)}"
                          for k, v in sorted((run.get("versions") or {}).items()))
     if versions:
         facts.append((tr._("Versions"), versions))
