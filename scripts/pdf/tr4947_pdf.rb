@@ -43,7 +43,9 @@ module TR4947PDF
   NO_END = '（「『【〔［〈《'
   # ...and after Japanese punctuation or a kana or kanji that a Latin word or inline code
   # follows (、rec.speedup; と min.insync.replicas=2、: the code moves with its 、).
-  KINSOKU_BREAK = /(?<![#{NO_END}])(?=[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef])(?![#{NO_START}])|(?<=[、。，．：；？！）」』】〕])(?=[A-Za-z0-9`(\[\/_.<-])|(?<=[\u3040-\u30ff\u3400-\u9fff])(?=[A-Za-z0-9`<])/
+  # None next to a zero-width space already there ({wbr}): prawn measures two in a row as
+  # a glyph each (IPAex Gothic's is 1 em wide).
+  KINSOKU_BREAK = /(?<!\u200b)(?:(?<![#{NO_END}])(?=[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef])(?![#{NO_START}])|(?<=[、。，．：；？！）」』】〕])(?=[A-Za-z0-9`(\[\/_.<-])|(?<=[\u3040-\u30ff\u3400-\u9fff])(?=[A-Za-z0-9`<]))/
 
   # The widest unbreakable word of a cell, in Latin characters (a header's in bold: a fifth
   # more; a Japanese character: two). Words break at spaces, after hyphens, at zero-width
