@@ -58,6 +58,44 @@ end
 Asciidoctor::PDF::Converter.send :remove_const, :CjkLineBreakRx
 Asciidoctor::PDF::Converter.const_set :CjkLineBreakRx, TR4947PDF::KINSOKU_BREAK
 
+# Kinsoku where styled pieces of text (prawn's fragments) meet. The regex above sees the
+# markup, so it also breaks between ト and </a> or （ and <a> (チェックリスト | ）。). A fragment
+# that starts with a NO_START character loses the break before it and is joined to the word
+# before it (asciidoctor-pdf's :wj, which keeps a footnote mark with its word: the word moves
+# to the next line with it); one after a NO_END character loses its leading break. And
+# prawn 2.4 re-queues a line that did not fit on the page (Arranger#repack_unretrieved)
+# without its zero-width spaces, so the next page's first line had no breaks left
+# (（target_kind: lab | ）と宣言…): it gets the original text. Only where scripts: cjk.
+module TR4947PDF
+  module KinsokuArranger
+    def format_array= array
+      if @document.instance_variable_get :@cjk_line_breaks
+        zwsp, no_start, no_end = Prawn::Text::ZWSP, /\A\u200b*[#{NO_START}]/, /[#{NO_END}]\z/
+        (array = array.map(&:dup)).each_cons 2 do |a, b|
+          next unless (at = a[:text]) && (bt = b[:text])
+          if no_start.match? bt
+            b[:text] = bt = bt.sub(/\A\u200b+/, '')
+            a[:text] = at = at.sub(/\u200b+\z/, '')
+            b[:wj] = true unless at.empty? || at.end_with?(' ', "\n", "\u0000")
+          end
+          b[:text] = bt.sub(/\A\u200b+/, '') if no_end.match? at.delete(zwsp)
+        end
+      end
+      super
+    end
+
+    def repack_unretrieved
+      return super unless @document.instance_variable_get :@cjk_line_breaks
+      repacked = []
+      while (fragment = retrieve_fragment)
+        repacked << fragment.format_state.merge(text: fragment.instance_variable_get(:@original_text))
+      end
+      @unconsumed = repacked.concat @unconsumed
+    end
+  end
+end
+Prawn::Text::Formatted::Arranger.prepend TR4947PDF::KinsokuArranger
+
 class TR4947Marks < Asciidoctor::Extensions::Treeprocessor
   def process doc
     lang = doc.attr 'page-lang', 'en'
