@@ -167,6 +167,17 @@ class TR4947Converter < (Asciidoctor::Converter.for 'pdf')
     scale = (node.attr 'pdf-font-scale').to_f
     @theme.table_font_size = (saved[0] || @theme.base_font_size) * scale if scale > 0 && scale < 1
     @base_text_align = 'left'
+    # asciidoctor-pdf 2.3 puts the Japanese break opportunities in body cells only, so a
+    # header such as 使用率（%） was one word that prawn cut by character wherever the column
+    # ended (使用率（% / ）). Header cells get them too (TR4947Marks sizes columns for that),
+    # once (a table that is measured first is converted twice).
+    if @cjk_line_breaks
+      node.rows.head.flatten.each do |cell|
+        next if cell.style == :asciidoc || (cell.singleton_methods.include? :text)
+        text = cell.text.gsub CjkLineBreakRx, ZeroWidthSpace
+        cell.define_singleton_method(:text) { text }
+      end
+    end
     super
   ensure
     @theme.table_font_size, @base_text_align = saved
