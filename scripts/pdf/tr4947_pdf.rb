@@ -62,7 +62,9 @@ Asciidoctor::PDF::Converter.const_set :CjkLineBreakRx, TR4947PDF::KINSOKU_BREAK
 # markup, so it also breaks between ト and </a> or （ and <a> (チェックリスト | ）。). A fragment
 # that starts with a NO_START character loses the break before it and is joined to the word
 # before it (asciidoctor-pdf's :wj, which keeps a footnote mark with its word: the word moves
-# to the next line with it); one after a NO_END character loses its leading break. And
+# to the next line with it); one after a NO_END character loses its leading break and is
+# joined the same way (（ moves with pause_s; code that starts with a hyphen, a break for
+# prawn, can still leave it at the end of a line: （ / --target my-aff）). And
 # prawn 2.4 re-queues a line that did not fit on the page (Arranger#repack_unretrieved)
 # without its zero-width spaces, so the next page's first line had no breaks left
 # (（target_kind: lab | ）と宣言…): it gets the original text. Only where scripts: cjk.
@@ -78,7 +80,10 @@ module TR4947PDF
             a[:text] = at = at.sub(/\u200b+\z/, '')
             b[:wj] = true unless at.empty? || at.end_with?(' ', "\n", "\u0000")
           end
-          b[:text] = bt.sub(/\A\u200b+/, '') if no_end.match? at.delete(zwsp)
+          if no_end.match? at.delete(zwsp)
+            b[:text] = bt.sub(/\A\u200b+/, '')
+            b[:wj] = true
+          end
         end
       end
       super
