@@ -113,6 +113,13 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
         # Run each code cell in turn, as an operator does, and wait for its execution count:
         # a key press lost on a busy machine (focus still in a menu) is pressed again, never
         # a cell that has started.
+        # JupyterLab lays cells out after the first ones show (later still on a busy
+        # machine): wait for every code cell of the chapter before counting them.
+        expected = len([c for c in nbformat.read(paths.REPO / "notebooks" / f"{CHAPTER}.ipynb",
+                                                 as_version=4).cells if c.cell_type == "code"])
+        page.wait_for_function(
+            f"() => document.querySelectorAll('.jp-Notebook .jp-CodeCell').length >= {expected}",
+            timeout=120_000)
         code_cells = page.locator(".jp-Notebook .jp-CodeCell")
         for i in range(code_cells.count()):
             cell = code_cells.nth(i)
