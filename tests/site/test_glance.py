@@ -41,28 +41,13 @@ def visit(context, path: Path, wait=150):
 
 
 # --- 1. a page opens at its title -------------------------------------------------------------
-@pytest.mark.browser
-@pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: LANG[e])
-def test_every_page_opens_with_its_title_in_view(browser, site, edition):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    away = {}
-    for path in site_pages(site, edition):
-        page, problems = visit(context, path)
-        page.wait_for_timeout(250)          # after the nav has scrolled to the current chapter
-        where = page.evaluate("""() => {
-            const h = document.querySelector('h1.page'), b = h.getBoundingClientRect()
-            const header = document.querySelector('.header').getBoundingClientRect().bottom
-            const nav = document.querySelector('#nav'), cur = nav.querySelector('.is-current')
-            const n = nav.getBoundingClientRect(), c = cur ? cur.getBoundingClientRect() : null
-            return {scrollY: window.scrollY, top: b.top, bottom: b.bottom, header,
-                    navItemInView: !c || (c.top >= n.top - 1 && c.bottom <= n.bottom + 1)}}""")
-        if where["scrollY"] != 0 or where["top"] < where["header"] or where["bottom"] > 900 \
-                or not where["navItemInView"] or problems:
-            away[path.name] = {**where, "problems": problems}
-        page.close()
-    context.close()
-    assert away == {}
-
+TITLE = """() => {
+    const h = document.querySelector('h1.page'), b = h.getBoundingClientRect()
+    const header = document.querySelector('.header').getBoundingClientRect().bottom
+    const nav = document.querySelector('#nav'), cur = nav.querySelector('.is-current')
+    const n = nav.getBoundingClientRect(), c = cur ? cur.getBoundingClientRect() : null
+    return {scrollY: window.scrollY, top: b.top, bottom: b.bottom, header,
+            navItemInView: !c || (c.top >= n.top - 1 && c.bottom <= n.bottom + 1)}}"""
 
 # --- 2. tables use the screen -----------------------------------------------------------------
 TABLES = """() => [...document.querySelectorAll('article.doc .table-frame')].map(f => {
@@ -73,25 +58,61 @@ TABLES = """() => [...document.querySelectorAll('article.doc .table-frame')].map
             title: ((f.querySelector('.table-title') || t.querySelector('th') || {}).textContent || '').slice(0, 60)}})"""
 
 
-def tables_at(browser, site, width):
+def walk(browser, site, width, settle=0) -> dict:
+    """Every page of every edition opened once at ``width`` x 900: where its title is (after
+    the nav has scrolled to the current chapter: ``settle`` ms), its script errors, how wide the page is and
+    its tables. One walk serves every test at that width."""
     context = browser.new_context(viewport={"width": width, "height": 900})
-    found = []
+    pages = {}
     for edition in EDITIONS:
         for path in site_pages(site, edition):
             page, problems = visit(context, path)
-            assert problems == [], (path, problems)
-            page_width = page.evaluate("() => document.documentElement.scrollWidth")
-            assert page_width <= width + 1, f"{path}: the page scrolls sideways ({page_width} px)"
-            for t in page.evaluate(TABLES):
-                found.append({"page": f"{LANG[edition]}/{path.name}", **t})
+            page.wait_for_timeout(settle)
+            pages[(edition, path.name)] = {
+                "title": page.evaluate(TITLE), "problems": problems,
+                "page_width": page.evaluate("() => document.documentElement.scrollWidth"),
+                "tables": [{"page": f"{LANG[edition]}/{path.name}", **t}
+                           for t in page.evaluate(TABLES)]}
             page.close()
     context.close()
-    return found
+    return pages
+
+
+@pytest.fixture(scope="module")
+def at_1400(browser, site):
+    return walk(browser, site, 1400, settle=250)
+
+
+@pytest.fixture(scope="module")
+def at_390(browser, site):
+    return walk(browser, site, 390)
+
+
+def tables_of(pages: dict, width: int) -> list[dict]:
+    for (edition, name), p in pages.items():
+        assert p["problems"] == [], (edition, name, p["problems"])
+        assert p["page_width"] <= width + 1, \
+            f"{LANG[edition]}/{name}: the page scrolls sideways ({p['page_width']} px)"
+    return [t for p in pages.values() for t in p["tables"]]
 
 
 @pytest.mark.browser
-def test_at_most_five_tables_overflow_their_column_at_1400(browser, site):
-    tables = tables_at(browser, site, 1400)
+@pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: LANG[e])
+def test_every_page_opens_with_its_title_in_view(at_1400, site, edition):
+    away = {}
+    for (ed, name), p in at_1400.items():
+        where = p["title"]
+        if ed == edition and (where["scrollY"] != 0 or where["top"] < where["header"]
+                              or where["bottom"] > 900 or not where["navItemInView"]
+                              or p["problems"]):
+            away[name] = {**where, "problems": p["problems"]}
+    assert [ed for ed, _ in at_1400].count(edition) == len(site_pages(site, edition))
+    assert away == {}
+
+
+@pytest.mark.browser
+def test_at_most_five_tables_overflow_their_column_at_1400(at_1400):
+    tables = tables_of(at_1400, 1400)
     assert len(tables) > 300                               # about 122 tables an edition
     over = [(t["page"], t["title"]) for t in tables if t["over"]]
     assert len(over) <= 5, over
@@ -101,8 +122,8 @@ def test_at_most_five_tables_overflow_their_column_at_1400(browser, site):
 
 
 @pytest.mark.browser
-def test_at_390_every_overflowing_table_shows_the_scroll_cue(browser, site):
-    tables = tables_at(browser, site, 390)
+def test_at_390_every_overflowing_table_shows_the_scroll_cue(at_390):
+    tables = tables_of(at_390, 390)
     shown = [t for t in tables if t["shown"]]
     assert len(shown) > 300
     missing = [(t["page"], t["title"]) for t in shown if t["over"] and not t["cue"]]
