@@ -129,3 +129,18 @@ def test_sigterm_mid_chapter_records_the_interruption(tmp_path):
     # Nor anything in the repository: the killed kernel's sockets live in Jupyter's runtime
     # directory (in notebooks/ they broke the site build).
     assert set((paths.REPO / "notebooks").iterdir()) == before
+
+
+def test_a_runbook_process_starts_without_compiling_the_iri_grammar():
+    # rfc3987-syntax compiles a Lark grammar on import (about 1.2 s of every start); the
+    # runbook's processes never validate an "iri" format, so they never import it, while
+    # nbformat's validation still works.
+    import subprocess
+    import sys
+    code = ("import tr4947.runbook.execute, sys, nbformat; "
+            "nbformat.validate(nbformat.v4.new_notebook()); "
+            "print(sorted(m for m, v in sys.modules.items() if v is not None and "
+            "m.startswith(('rfc3987_syntax', 'lark'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -22,3 +22,12 @@ notebooks/ carry no outputs. nbval re-executes the executed copies (their cells 
 sources' cells, which the input digest covers) and compares their outputs, so drift is caught
 without a run ever writing into a file that is also one of its inputs.
 """
+import sys
+
+# nbformat (through papermill) imports jsonschema, whose format checkers import rfc3987-syntax
+# when it is installed (jupyter-events brings it in), and that compiles a Lark grammar on
+# import: about 1.2 s of every runbook start, 4 s on a busy machine. No schema the runbook
+# validates checks the "iri" formats it serves, so the runbook's processes go without it
+# (jsonschema skips a checker whose module does not import). JupyterLab's own processes are
+# not ours and keep it.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
