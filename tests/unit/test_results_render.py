@@ -431,3 +431,20 @@ def test_an_achieved_rate_on_the_x_axis_is_drawn_with_its_spread(tmp_path):
     svg = charts.draw(p, tmp_path / "x.wide.svg", "wide", tr).read_text()
     # two horizontal error bars: segments from x_low to x_high at each point's height
     assert len(re.findall(r"<g id=\"x-wide-LineCollection_\d+\">", svg)) >= 2
+
+
+@pytest.mark.parametrize("lang, expect", [
+    ("en", "64.4 MB/s (46.0–86.2, n=3)"),
+    ("fr", "64,4 Mo/s (46,0–86,2, n=3)"),
+    ("ja", "64.4 MB/s (46.0–86.2, n=3)"),
+])
+def test_a_spread_reads_one_way_in_tables_and_sentences(lang, expect):
+    from tr4947.results import ledger
+    tr = Translator(lang)
+    # recorded as floats, 46.0 comes back as 46: the range keeps the median's precision
+    fig = ledger.figure({"median": 64.4, "low": 46.0, "high": 86.2, "n": 3, "unit": "MB/s"}, tr)
+    assert fig == expect
+    # a procedure's sentence writes its spread with a hyphen; every edition shows the dash
+    said = tr.text("Producers reached 64.4 (46.0-86.2, n=3) MB/s.", "test")
+    assert "(46.0–86.2, n=3)" in said or "(46,0–86,2, n=3)" in said, said
+    assert "-86" not in said

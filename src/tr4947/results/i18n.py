@@ -86,6 +86,11 @@ def has_words(s: str) -> bool:
     return False
 
 
+#: A spread as the procedures write it in a sentence, "(46.0-86.2, n=3)" (a French decimal
+#: comma or grouping space once translated).
+_SPREAD_HYPHEN = re.compile(r"\(([-+]?\d[\d.,\u202f\u00a0]*)-(\d[\d.,\u202f\u00a0]*?), n=(\d+)\)")
+
+
 # --- the catalogue ------------------------------------------------------------------------------
 def _shape(name: str) -> str:
     """What a placeholder may match: a number for {n}, {n2}...; one token for a path, host, name or the like, inline
@@ -282,7 +287,12 @@ class Translator:
     # the procedures' words
     def text(self, s: Any, where: str = "") -> str:
         """A recorded string in this edition's language (see the module doc); a string the
-        catalogue does not cover stays English and its uncovered parts go to ``missing``."""
+        catalogue does not cover stays English and its uncovered parts go to ``missing``.
+        A spread in it reads as the tables write one: "(46.0–86.2, n=3)", with an en dash."""
+        out = self._text(s, where)
+        return _SPREAD_HYPHEN.sub("(\\1\u2013\\2, n=\\3)", out) if isinstance(out, str) else out
+
+    def _text(self, s: Any, where: str) -> str:
         if not isinstance(s, str):
             return self._fmt(s)
         if self.lang == "en" or not s.strip():

@@ -155,11 +155,16 @@ def evidence(v: Verdict | None, tr: Translator) -> str:
     return ("" if tr.lang == "ja" else " ").join(out)
 
 
-def number(v: float, tr: Translator) -> str:
-    """A recorded figure with the precision it was recorded with, in the locale's notation."""
+def decimals_of(v: float) -> int:
+    """The decimals a recorded figure was kept with (46.0 is recorded as 46)."""
     s = f"{v:g}"
-    decimals = len(s.split(".", 1)[1]) if "." in s and "e" not in s else 0
-    return tr.number(v, decimals=decimals)
+    return len(s.split(".", 1)[1]) if "." in s and "e" not in s else 0
+
+
+def number(v: float, tr: Translator, decimals: int | None = None) -> str:
+    """A recorded figure with the precision it was recorded with (or ``decimals``), in the
+    locale's notation."""
+    return tr.number(v, decimals=decimals_of(v) if decimals is None else decimals)
 
 
 def unit(u: str, tr: Translator, where: str) -> str:
@@ -181,7 +186,10 @@ def figure(lab: Any, tr: Translator, where: str = "") -> str:
         if lab.get("low") is None or lab.get("n", 1) == 1:
             n = tr._(", ") + f"n={lab['n']}" if lab.get("n") else ""
             return f"{med}{u}{n}"
-        return (f"{med}{u} ({number(lab['low'], tr)}–{number(lab['high'], tr)}, "
+        # One precision for the three, so a range reads 46.0–86.2, not 46–86.2.
+        d = max(decimals_of(lab[k]) for k in ("median", "low", "high"))
+        med = number(lab["median"], tr, d)
+        return (f"{med}{u} ({number(lab['low'], tr, d)}–{number(lab['high'], tr, d)}, "
                 f"n={lab['n']})")
     if isinstance(lab, dict):
         if "unit" in lab and not any(isinstance(v, dict) for v in lab.values()):
