@@ -77,6 +77,8 @@ def server(tmp_path):
 def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
     port, url = server
     committed = (paths.REPO / "results" / "lab" / f"{CHAPTER}.json").read_bytes()
+    n_code = len([c for c in nbformat.read(paths.REPO / "notebooks" / f"{CHAPTER}.ipynb",
+                                           as_version=4).cells if c.cell_type == "code"])
     offsite = []
     with playwright.sync_playwright() as p:
         browser = chromium.launch(p)
@@ -110,16 +112,14 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
         else:
             left = page.locator(".jp-OutputArea-output").count()
             raise AssertionError(f"'Clear Outputs of All Cells' left {left} outputs after 3 tries")
+        # JupyterLab lays cells out after the first ones show (later still on a busy
+        # machine): wait for every code cell of the chapter before counting them.
+        page.wait_for_function(
+            f"() => document.querySelectorAll('.jp-Notebook .jp-CodeCell').length >= {n_code}",
+            timeout=120_000)
         # Run each code cell in turn, as an operator does, and wait for its execution count:
         # a key press lost on a busy machine (focus still in a menu) is pressed again, never
         # a cell that has started.
-        # JupyterLab lays cells out after the first ones show (later still on a busy
-        # machine): wait for every code cell of the chapter before counting them.
-        expected = len([c for c in nbformat.read(paths.REPO / "notebooks" / f"{CHAPTER}.ipynb",
-                                                 as_version=4).cells if c.cell_type == "code"])
-        page.wait_for_function(
-            f"() => document.querySelectorAll('.jp-Notebook .jp-CodeCell').length >= {expected}",
-            timeout=120_000)
         code_cells = page.locator(".jp-Notebook .jp-CodeCell")
         for i in range(code_cells.count()):
             cell = code_cells.nth(i)
@@ -152,8 +152,7 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
     assert "pnfs_enabled" in shown and "results recorded for the guide" in shown
     nb = api(port, f"/api/contents/{CHAPTER}.ipynb")["content"]
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    assert len(code) == len([c for c in nbformat.read(paths.REPO / "notebooks" / f"{CHAPTER}.ipynb",
-                                                      as_version=4).cells if c.cell_type == "code"])
+    assert len(code) == n_code
     assert all(c["execution_count"] for c in code), \
         [(i, c["source"][:60]) for i, c in enumerate(code) if not c["execution_count"]]
     outputs = [o for c in code for o in c["outputs"]]
