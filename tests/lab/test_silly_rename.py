@@ -97,7 +97,7 @@ def test_nfsv3_without_preserve_unlink_broker_1_dies_on_the_silly_renamed_files(
         log = t.run_snippet(SNIP + "FV-8-broker-log.sh", b1.name, read_only=True).stdout
         assert "DirectoryNotEmptyException" in log, log
         assert re.search(r"Shutdown broker because all log dirs in .* have failed", log), log
-        wait_for(lambda: not t.kafka_pids(b1.name), 60, "broker 1's JVM to exit")
+        wait_for(lambda: not L.clusters[c].alive(b1), 60, "broker 1's JVM to exit")
         health = t.run_snippet(SNIP + "FV-5-health-check.sh", CLIENT, read_only=True,
                                env={"BROKERS": b1.kafka_address}, check=True).stdout
         assert health.strip() == f"{b1.kafka_address}:9092 unable to connect"
@@ -113,7 +113,7 @@ def test_nfsv3_without_preserve_unlink_broker_1_dies_on_the_silly_renamed_files(
             assert left and all(re.fullmatch(r"\.nfs[0-9a-f]{24}", f) for f in left), (name, left)
         # The other brokers are still up.
         for h in L.brokers[c][1:]:
-            assert t.kafka_pids(h.name), h.name
+            assert L.clusters[c].alive(h), h.name
 
 
 def test_nfsv41_with_preserve_unlink_the_same_move_just_works(tmp_path):
@@ -140,7 +140,7 @@ def test_nfsv41_with_preserve_unlink_the_same_move_just_works(tmp_path):
         log = t.run_snippet(SNIP + "FV-8-broker-log.sh", b1.name, read_only=True).stdout
         assert "DirectoryNotEmptyException" not in log and "have failed" not in log, log
         for h in L.brokers[c]:
-            assert t.kafka_pids(h.name), h.name
+            assert L.clusters[c].alive(h), h.name
         assert fv.alive(t, L, c)
         # Every acknowledged record is still there, and readable.
         assert fv.records_in_topic(t, L, c) >= move["acked"]

@@ -39,9 +39,9 @@ def test_default_deny_nothing_reaches_a_host_without_confirm(lab):
              rt.put(B1, "/tmp/deny-put", "x\n"),
              rt.apply_properties(None, B1, "/opt/kafka/config/server.properties",
                                  text="num.io.threads=99\n"),
-             *rt.start_kafka([B1]),
-             *rt.stop_kafka([B1], kill=True),
-             *rt.move_address("198.19.3.1", B1, STANDBY)]
+             *rt.cluster("das").start([B1]),
+             *rt.cluster("das").stop([B1], kill=True),
+             *rt.cluster("das").move_address("198.19.3.1", B1, STANDBY)]
     assert all(r.planned and r.stdout.startswith("DRY RUN: would run on ") for r in steps)
     # Not one of them reached the host: its sshd logged nothing new, nothing was made.
     assert lab.commands(B1) == before and lab.commands(STANDBY) == []
@@ -102,7 +102,8 @@ def test_move_address_between_hosts_and_back(lab):
     t = lab.target()
     address = t.host(B3).kafka_address
     assert address == "198.19.3.3" and address in eth0(t, B3)
-    out = t.move_address(address, B3, STANDBY)
+    das = t.cluster("das")
+    out = das.move_address(address, B3, STANDBY)
     assert out.ok and len(out) == 2
     assert f"inet {address}/16 " in eth0(t, STANDBY) and address not in eth0(t, B3)
     # The old host is still reachable at its own address (ansible_host).
@@ -113,36 +114,37 @@ def test_move_address_between_hosts_and_back(lab):
     seen = t.run(f"timeout 5 bash -c 'exec 3<>/dev/tcp/{address}/22' && "
                  f"ip neigh show {address}", "client-1", check=True).stdout
     assert mac in seen, (mac, seen)
-    back = t.move_address(address, STANDBY, B3)
+    back = das.move_address(address, STANDBY, B3)
     assert back.ok and address in eth0(t, B3) and address not in eth0(t, STANDBY)
 
 
 def test_kafka_started_killed_and_stopped_over_ssh(lab):
     t = lab.target()
-    started = t.start_kafka([B2, B1, CTL])             # controllers first, whatever the order
+    das = t.cluster("das")
+    started = das.start([B2, B1, CTL])             # controllers first, whatever the order
     assert started.ok and [r.host for r in started] == [CTL, B2, B1]
     assert all("kafka-server-start.sh -daemon" in r.command for r in started)
     # Kafka runs in each host's own pid namespace, found by the host's own pgrep.
     for h in (CTL, B1, B2):
-        pids = t.kafka_pids(h)
+        pids = das.pids(h)
         assert len(pids) == 1 and pids[0] < 1000, (h, pids)
-    assert kafka_admin.registered_brokers(t.cluster("das").bootstrap(skip=[B3])) == {1, 2}
+    assert kafka_admin.registered_brokers(das.bootstrap(skip=[B3])) == {1, 2}
     assert any("kafka-server-start.sh -daemon" in c for c in lab.commands(B1))
 
     # A crash: SIGKILL. Its JVM is gone, its port closed, and waiting for it says why at once.
-    t.stop_kafka([B2], kill=True)
-    assert t.kafka_pids(B2) == []
+    das.stop([B2], kill=True)
+    assert das.pids(B2) == []
     assert not port_open("198.19.3.2", 9092, 1.0)
     with pytest.raises(RuntimeError, match="das-broker-2 will not serve: its Kafka process is "
                                            "not running; end of its log"):
-        t.wait_serving([B2], timeout=120)
+        das.wait_serving([B2], timeout=120)
     # Started again, it rejoins the cluster with its data.
-    t.start_kafka([B2])
+    das.start([B2])
     wait_for(lambda: kafka_admin.registered_brokers(t.cluster("das").bootstrap(skip=[B3])) == {1, 2},
              120, "broker 2 to be back in the cluster's metadata")
 
     # A clean stop (Kafka's own stop script: SIGTERM), brokers before the controller.
-    t.stop_kafka([B1, B2, CTL])
-    assert [t.kafka_pids(h) for h in (CTL, B1, B2)] == [[], [], []]
-    log = t.broker_log(B1, "shut(ting)? down|Shutdown", lines=50).stdout
+    das.stop([B1, B2, CTL])
+    assert [das.pids(h) for h in (CTL, B1, B2)] == [[], [], []]
+    log = das.logs(B1, "shut(ting)? down|Shutdown", lines=50).stdout
     assert re.search(r"(?i)shut.*down.*complete|Kafka Server shut down", log), log

@@ -85,9 +85,9 @@ def delete_topic(t, CL: dict[str, KafkaCluster]) -> None:
 def plan_replacement(t, rb, C: KafkaCluster) -> None:
     """A dry run: the steps REC-2 would take on this cluster, each printed as its plan."""
     old, new = C.brokers[0], C.standby
-    rb.show("REC-2", f"{C.name.upper()}: broker 1 fails", t.stop_kafka(old.name, kill=True))
+    rb.show("REC-2", f"{C.name.upper()}: broker 1 fails", C.stop(old, kill=True))
     rb.show("REC-2", f"{C.name.upper()}: its address moves to the standby",
-            t.move_address(old.kafka_address, old.name, new.name))
+            C.move_address(old.kafka_address, old, new))
     rb.show("REC-2", f"{C.name.upper()}: the standby starts as broker 1",
             t.run_snippet(REC2[C.name], new.name))
 
@@ -159,14 +159,14 @@ def replace_broker_1(t, C: KafkaCluster, isr_timeout: float, round_no: int) -> R
                            {TOPIC, "__consumer_offsets"}) as w:
         # Broker 1 fails: its JVM dies, and with the host gone so does its NFS mount.
         killed = time.time()
-        t.stop_kafka(old.name, kill=True)
+        C.stop(old, kill=True)
         if C.on_nfs:
             t.run(f"umount -l {q(mp)}", old.name, check=True)
         # The cluster notices (the controller fences it after its session timeout) before the
         # standby takes over, as in the TR, where moving the address took longer than that.
         fenced = w.wait(lambda s: recovery.out_of_isr_at(s, killed), 120,
                         f"broker 1 of {C.name} leaving the ISR")
-        t.move_address(address, old.name, new.name)
+        C.move_address(address, old, new)
         # The standby is broker 1 now: the inventory's view follows (only this Target's copy).
         new.vars.update(kafka_address=address, kafka_node_id=old.get("kafka_node_id"),
                         kafka_log_dirs=old.get("kafka_log_dirs"))
@@ -174,7 +174,7 @@ def replace_broker_1(t, C: KafkaCluster, isr_timeout: float, round_no: int) -> R
         r = t.run_snippet(REC2[C.name], new.name, check=True, timeout=300, **env)
         complete = w.wait(lambda s: recovery.isr_complete_at(s, started), isr_timeout,
                           f"every partition of {C.name} in sync again",
-                          abort=lambda: None if t.kafka_pids(new.name) else
+                          abort=lambda: None if C.alive(new) else
                           f"the replacement's Kafka on {new.name} is not running:\n"
                           + t.run("tail -n 15 logs/server.log", new.name, read_only=True).stdout)
     has = t.du(new.name, log_dir)

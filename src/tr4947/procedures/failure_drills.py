@@ -289,7 +289,7 @@ class FailureDrills:
             done = list(pool.map(one, s.brokers))
         s.rec.show("DRL-0", f"{title} ({s.b1.name}; the others alike)", done[0])
         if not done[0].planned:
-            self.t.wait_serving([b.name for b in s.brokers], 240)
+            s.cluster.wait_serving(s.brokers, 240)
 
     def restore(self) -> None:
         """After the drills: the NFS brokers' volumes mounted with the inventory's options
@@ -620,7 +620,7 @@ class FailureDrills:
             full = space("the volume nearly full" if first else None, needs=shrink)
             halted = None
             if not shrink.planned:
-                until(lambda: not t.kafka_pids(s.b1.name), self.timeout, 0.5,
+                until(lambda: not s.cluster.alive(s.b1), self.timeout, 0.5,
                       f"Kafka on {s.b1.name} to stop on the full volume")
                 halted = time.time()
             df = t.run_snippet(SNIP + "DRL-3-df.sh", s.b1.name, read_only=True, needs=shrink,
@@ -643,7 +643,7 @@ class FailureDrills:
                 s.rec.show("DRL-3", f"{s.b1.name}: Kafka starts again", again)
             if shrink.planned:
                 return None
-            t.wait_serving([s.b1.name], 240)
+            s.cluster.wait_serving([s.b1], 240)
             run = Run("DRL-3", s.name, n, fault, heal)
             run.extra["broker stopped after (s)"] = halted - fault
             run.extra["volume used when set (%)"] = full.percent_used if full else None
@@ -798,7 +798,7 @@ class FailureDrills:
         run.extra["spare started after (s)"] = time.time() - at
         if s.nfs:
             self._lock_wait(s, run, first, config)
-        t.wait_serving([new.name], 240)
+        s.cluster.wait_serving([new], 240)
         run.heal = time.time()
         self._recovered(w, run, "the takeover")
         time.sleep(self.settle_s)
@@ -823,10 +823,10 @@ class FailureDrills:
         the failure, is the run's ``lock held`` figure."""
         t, sb = self.t, s.b1
         # Either it serves (the lock was free) or it exits: Kafka gives up on a held lock.
-        until(lambda: not t.kafka_pids(sb.name) or port_open(
+        until(lambda: not s.cluster.alive(sb) or port_open(
             sb.kafka_address, int(sb.get("kafka_port", 9092)), 0.5), 120, 0.5,
               f"Kafka on {sb.name} to start or stop")
-        if t.kafka_pids(sb.name):
+        if s.cluster.alive(sb):
             run.extra["lock held after the failure (s)"] = None
             return
         refused = t.run_snippet(SNIP + "DRL-0-log-lines.sh", sb.name, read_only=True,
@@ -862,14 +862,14 @@ class FailureDrills:
         if cur is home or a.planned:
             return
         self._reachable(home.name)
-        t.move_address(address, cur.name, home.name)
+        s.cluster.move_address(address, cur, home)
         b = t.run_snippet(SNIP + "DRL-5-restore-host.sh", home.name, check=True, timeout=300,
                           VOLUME=s.export or "", MOUNTPOINT=s.mountpoint or "/mnt/data",
                           OPTIONS=self._options(s))
         s.rec.show("DRL-5", f"{s.name.upper()}, afterwards: broker 1's own host is broker 1 "
                       "again", b, show=False)
         s.brokers[0], s.standby = home, spare
-        t.wait_serving([home.name], 240)
+        s.cluster.wait_serving([home], 240)
         w = m.Watch(s.bootstrap(), s.node_id, {TOPIC})
         until(lambda: (x := w.poll()) is not None and x.broker_registered
               and x.under_replicated == 0, self.timeout, 0.5,

@@ -105,17 +105,14 @@ def prepare_clusters(t, rb, L: Layout, needs=None) -> list:
         done.append(r)
     for c, snippet in (("fv_c1", "FV-2-mount-cluster1.sh"), ("fv_c2", "FV-2-mount-cluster2.sh")):
         for h in L.brokers[c]:
-            lif = h.get("nfs_lif")
-            vol = h.get("nfs_volume")
-            export = f"{lif}:{(h.get('kafka_volumes') or {}).get(vol, {}).get('junction_path', '/' + vol)}" \
-                if lif and vol else None
+            export = L.clusters[c].export(h) if h.get("nfs_lif") else None
             r = t.run_snippet(SNIP + snippet, h.name, check=True, needs=needs,
                               env={"NFS_EXPORT": export} if export else None)
             done.append(r)
             if h is L.b1[c]:
                 rb.show("FV-2", f"Mount on broker 1 of {c}", r)
-    started = t.start_kafka([h.name for c in CLUSTERS
-                             for h in L.clusters[c].controllers + L.brokers[c]])
+    started = t.cluster().start([h for c in CLUSTERS
+                                 for h in L.clusters[c].controllers + L.brokers[c]])
     print(f"Kafka: {'planned' if started.planned else 'serving'} on "
           f"{sum(len(L.brokers[c]) for c in CLUSTERS)} brokers")
     return done + list(started)
@@ -281,7 +278,7 @@ def recover(t, rb, L: Layout, c: str) -> None:
     rb.show("FV-8r", "Restart the broker", r)
     if r.planned:
         return
-    t.wait_serving([host])
+    L.clusters[c].wait_serving([host])
 
     def caught_up():
         d = describe_topic(t, L, c)

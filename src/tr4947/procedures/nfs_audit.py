@@ -342,16 +342,16 @@ def fix(t, rb, proc: str, rows: list[Row], *, svm: str | None = None) -> list:
         if r.remount and r.point not in points.setdefault(r.host, []):
             points[r.host].append(r.point)
     for host, mps in points.items():
-        running = bool(t.kafka_pids(host))
+        running = t.cluster().alive(host)
         if running:
-            out.extend(t.stop_kafka(host))
+            out.extend(t.cluster().stop([host]))
         r = t.run_snippet(SNIP + "PRE-2-remount-nfs41.sh", host, check=True,
                           env={"MOUNTS": " ".join(mps)}, needs=out)
         rb.show(proc, f"PRE-2 on {host}" + (" (Kafka stopped, then started again)" if running
                                             else ""), r)
         out.append(r)
         if running:
-            out.extend(t.start_kafka(host))
+            out.extend(t.cluster().start([host]))
     return out
 
 

@@ -123,13 +123,13 @@ class Testbed:
         return rows
 
     def start(self, heap: str | None = None):
-        return self.kafka.start(heap)
+        return self.kafka.start(heap=heap)
 
     # --- what the brokers report -----------------------------------------------------------
     def effective(self, host: str, keys: list[str]) -> dict[str, str]:
         """Values a running broker logged in its KafkaConfig dump (what it really uses)."""
         pattern = "^\\s+(" + "|".join(k.replace(".", "\\.") for k in keys) + ") = "
-        r = self.t.broker_log(host, pattern, lines=len(keys))
+        r = self.kafka.logs(host, pattern, lines=len(keys))
         vals = {}
         for line in r.stdout.splitlines():
             k, _, v = line.strip().partition(" = ")

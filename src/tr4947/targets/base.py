@@ -44,7 +44,7 @@ from .. import secrets
 from ..inventory import Host, Inventory
 from ..transports import ssh
 from .files import BACKUP_SUFFIX, plain_path, snippet_path
-from .kafka import KafkaOperations
+from .kafka import KafkaCluster
 from .result import Result, ResultSet, TargetError, now_iso
 
 DEFAULT_TIMEOUT = 600.0
@@ -150,7 +150,7 @@ def _command_reads_only(line: str) -> bool:
         words[0] == "set" or words[0] == "rows"
 
 
-class Target(KafkaOperations):
+class Target:
     """Where procedures run: hosts from an inventory, reached over SSH and REST."""
 
     kind = "real"
@@ -172,6 +172,12 @@ class Target(KafkaOperations):
 
     def is_ontap(self, host: Host) -> bool:
         return ONTAP_GROUP in host.groups
+
+    def cluster(self, name: str = "kafka") -> KafkaCluster:
+        """The Kafka cluster ``name`` of the inventory (a child group of ``kafka``; the default,
+        ``kafka`` itself, is every Kafka host of the target): what the chapters start, stop,
+        wait for and read Kafka through."""
+        return KafkaCluster(self, name)
 
     def reach(self, host: str, address: str | None = None, password: str | None = None,
               user: str | None = None) -> None:
@@ -343,6 +349,23 @@ class Target(KafkaOperations):
         return self.run(["cat", plain_path(path, "file")], host, read_only=True, check=check,
                         needs=needs)
 
+    def du(self, host: str, path: str) -> int:
+        """Bytes allocated under ``path`` on the host (read-only; sparse index files count
+        as what they hold)."""
+        r = self.run(["du", "-s", "-B1", plain_path(path, "du")], host, read_only=True,
+                     check=True)
+        return int(r.stdout.split()[0])
+
+    def copy_file(self, src_host: str, path: str, dst_host: str, dest: str | None = None,
+                  transform=None) -> Result:
+        """Copy a file from one host to another through the control node (``transform``:
+        a function applied to the text on the way)."""
+        src = self.read_file(src_host, path)
+        if src.planned:
+            return src
+        text = transform(src.stdout) if transform else src.stdout
+        return self.put(dst_host, dest or path, text)
+
     def add_fstab_lines(self, path: str | Path, host: str, *,
                         servers: Mapping[str, str] | str | None = None,
                         fstab: str = "/etc/fstab", backup: str | None = None,
@@ -507,6 +530,10 @@ class Target(KafkaOperations):
         if r.exit_code == 0:
             r.stdout = f"wrote {dest} ({len(content)} bytes)"
         return r
+
+    def forget(self, host: str) -> None:
+        """Drop the open SSH connection to ``host`` (its address is moving to another host)."""
+        self._pool.forget(self._endpoint(self.host(host)))
 
     def close(self) -> None:
         self._pool.close()

@@ -25,7 +25,6 @@ from .. import kafka_tools
 from ..transports import kafka_admin
 from ..wait import port_open, until
 from ..inventory import Host
-from .files import plain_path
 from .result import Result, ResultSet
 
 
@@ -38,9 +37,11 @@ class KafkaCluster:
     """One Kafka cluster of a target's inventory (a child group of ``kafka``), composed over
     the Target, as kafkatest's KafkaService is over its cluster: its hosts by role (brokers,
     controllers, standbys), where clients bootstrap, where each broker keeps its log (its log
-    dir, and on NFS its volume, export, mount point, mount options and data LIF), and start,
-    stop, alive, logs through the Target (so over SSH, planned without confirm on a real
-    target). Chapters take this view; none builds its own."""
+    dir, and on NFS its volume, export, mount point, mount options and data LIF), and what is
+    done to its Kafka: start, stop or kill, wait until it serves, move a broker's address,
+    read its log, all through the Target (so over SSH, planned without confirm on a real
+    target). Chapters take this view (``Target.cluster``); none builds its own, and the Target
+    itself knows nothing of Kafka."""
 
     def __init__(self, target, name: str):
         self.target = target
@@ -130,150 +131,119 @@ class KafkaCluster:
         """A broker's first log dir (default: broker 1's), from the inventory."""
         return str(self._host(host).get("kafka_log_dirs", "/var/lib/kafka")).split(",")[0]
 
-    def start(self, heap: str | None = None):
-        """Controllers, then brokers (standbys stay down), and wait until all serve."""
-        return self.target.start_kafka([h.name for h in self.controllers + self.brokers],
-                                       env={"KAFKA_HEAP_OPTS": heap} if heap else None)
+    # --- operations: every one runs on the hosts over SSH, through the Target ------------------
+    def _names(self, hosts) -> list[str]:
+        """Host names from a Host, a name, a group name or a list of either."""
+        if isinstance(hosts, Host):
+            return [hosts.name]
+        if isinstance(hosts, str):
+            return [h.name for h in self.target.hosts(hosts)]
+        return [h.name if isinstance(h, Host) else self.target.host(h).name for h in hosts]
 
-    def stop(self, kill: bool = False):
-        """Brokers, then controllers: a clean stop (or ``kill``: SIGKILL, a crash)."""
-        return self.target.stop_kafka([h.name for h in self.brokers + self.controllers], kill)
+    def _process(self, host: str) -> str:
+        return self.target.host(host).get("kafka_process", kafka_tools.KAFKA_PROCESS)
+
+    def pids(self, host: Host | str) -> list[int]:
+        """The host's Kafka JVM(s) (or ZooKeeper's, on a ZooKeeper host), as `pgrep` on the
+        host sees them (read-only)."""
+        [name] = self._names(host)
+        r = self.target.run(f"pgrep -f {shlex.quote(self._process(name))} || true", name,
+                            read_only=True, check=True)
+        return [int(p) for p in r.stdout.split() if p.isdigit()]
 
     def alive(self, host: Host | str) -> bool:
         """Whether the host's Kafka JVM runs (as `pgrep` on the host sees it)."""
-        return bool(self.target.kafka_pids(host if isinstance(host, str) else host.name))
+        return bool(self.pids(host))
 
-    def logs(self, host: Host | str, pattern: str, lines: int = 20, needs=None):
-        return self.target.broker_log(host if isinstance(host, str) else host.name, pattern,
-                                      lines, needs)
-
-
-class KafkaOperations:
-    """Mixed into Target: needs run(), hosts(), inventory, confirm, echo."""
-
-    def cluster(self, name: str) -> KafkaCluster:
-        """The Kafka cluster ``name`` of the inventory, as a KafkaCluster."""
-        return KafkaCluster(self, name)
-
-    def _names(self, hosts: str | Iterable[str]) -> list[str]:
-        if isinstance(hosts, str):
-            return [h.name for h in self.hosts(hosts)]
-        return [self.host(h).name for h in hosts]
-
-    # --- processes ------------------------------------------------------------------------------
-    def _process(self, host: str) -> str:
-        return self.host(host).get("kafka_process", kafka_tools.KAFKA_PROCESS)
-
-    def kafka_pids(self, host: str) -> list[int]:
-        """The host's Kafka JVM(s) (or ZooKeeper's, on a ZooKeeper host), as `pgrep` on the
-        host sees them (read-only)."""
-        r = self.run(f"pgrep -f {shlex.quote(self._process(host))} || true", host,
-                     read_only=True, check=True)
-        return [int(p) for p in r.stdout.split() if p.isdigit()]
-
-    def start_kafka(self, hosts: str | Iterable[str], wait: bool = True,
-                    timeout: float = 240, env: dict[str, str] | None = None) -> ResultSet:
-        """Start Kafka on each host (controllers first when a group names both), then wait
-        until all of them serve. ``env``: for Kafka's start script (e.g. KAFKA_HEAP_OPTS)."""
-        names = self._names(hosts)
-        names.sort(key=lambda n: self.host(n).get("kafka_role", "broker") != "controller")
+    def start(self, hosts=None, *, heap: str | None = None, wait: bool = True,
+              timeout: float = 240, env: dict[str, str] | None = None) -> ResultSet:
+        """Start Kafka on ``hosts`` (default: the controllers, then the brokers; standbys stay
+        down), controllers first whatever the order, then wait until all of them serve.
+        ``heap``: KAFKA_HEAP_OPTS; ``env``: anything else for Kafka's start script."""
+        t = self.target
+        names = self._names(self.controllers + self.brokers if hosts is None else hosts)
+        names.sort(key=lambda n: t.host(n).get("kafka_role", "broker") != "controller")
+        env = {**(env or {}), **({"KAFKA_HEAP_OPTS": heap} if heap else {})} or None
         # Every host at once, as a cluster's operators would: each start formats its storage
         # first (a short JVM), and brokers wait for their controllers by themselves. At most
         # three at a time: more JVMs starting together only slow each other down.
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(3) as pool:
-            out = ResultSet(pool.map(lambda n: self.run(kafka_tools.start_command(self.host(n)),
-                                                        n, env=env), names))
+            out = ResultSet(pool.map(lambda n: t.run(kafka_tools.start_command(t.host(n)), n,
+                                                     env=env), names))
         out.check()
         if wait and not out.planned:
             self.wait_serving(names, timeout)
         return out
 
-    def stop_kafka(self, hosts: str | Iterable[str], kill: bool = False,
-                   timeout: float = 120) -> ResultSet:
-        """Stop Kafka on each host: the inventory's stop command (SIGTERM: a clean
-        shutdown), or ``kill``: SIGKILL, a broker that crashes. Waits until its JVM is gone."""
+    def stop(self, hosts=None, *, kill: bool = False, timeout: float = 120) -> ResultSet:
+        """Stop Kafka on ``hosts`` (default: the brokers, then the controllers): the
+        inventory's stop command (SIGTERM: a clean shutdown), or ``kill``: SIGKILL, a broker
+        that crashes. Waits until each JVM is gone."""
+        t = self.target
         out = ResultSet()
-        names = self._names(hosts)
+        names = self._names(self.brokers + self.controllers if hosts is None else hosts)
         for n in names:
-            h = self.host(n)
+            h = t.host(n)
             cmd = (f"pkill -KILL -f {shlex.quote(self._process(n))}" if kill else
                    f"cd {shlex.quote(h.get('kafka_home', kafka_tools.KAFKA_HOME))} && "
                    f"{h.get('kafka_stop', kafka_tools.KAFKA_STOP)}")
-            out.append(self.run(cmd, n))
+            out.append(t.run(cmd, n))
         if not out.planned:
             for n in names:
-                until(lambda n=n: not self.kafka_pids(n), timeout, 0.5,
-                                  f"Kafka on {n} to stop")
+                until(lambda n=n: not self.pids(n), timeout, 0.5, f"Kafka on {n} to stop")
         return out
 
-    def wait_serving(self, hosts: str | Iterable[str], timeout: float = 240) -> float:
-        """Until every host's Kafka listens and every broker is in its cluster's metadata.
-        A node whose JVM died stops the wait with the end of its log."""
+    def wait_serving(self, hosts=None, timeout: float = 240) -> float:
+        """Until every host's Kafka listens and every broker is in its cluster's metadata
+        (default: the controllers and brokers). A node whose JVM died stops the wait with the
+        end of its log."""
         nodes = []
-        for n in self._names(hosts):
-            h = self.host(n)
+        for n in self._names(self.controllers + self.brokers if hosts is None else hosts):
+            h = self.target.host(n)
             ctl = h.get("kafka_role") == "controller"
             port = int(h.get("kafka_controller_port", 9093) if ctl else h.get("kafka_port", 9092))
             nid = None if ctl else int(h.get("kafka_node_id", 0))
-            nodes.append((n, self._kafka_address(h), port, nid))
+            nodes.append((n, h.kafka_address, port, nid))
         return kafka_admin.wait_serving(nodes, timeout, why_not=self._why_not)
 
-    def _kafka_address(self, h: Host) -> str:
-        return h.kafka_address
-
     def _why_not(self, name: str) -> str:
-        if self.kafka_pids(name):
+        if self.pids(name):
             return ""
-        log = self.run("tail -n 25 logs/kafkaServer.out logs/server.log 2>/dev/null", name,
-                       read_only=True).stdout
+        log = self.target.run("tail -n 25 logs/kafkaServer.out logs/server.log 2>/dev/null",
+                              name, read_only=True).stdout
         return f"its Kafka process is not running; end of its log:\n{log}"
 
     # --- the broker's address (REC-2: the standby takes over broker 1's IP) ----------------------
-    def move_address(self, address: str, from_host: str, to_host: str,
+    def move_address(self, address: str, from_host: Host | str, to_host: Host | str,
                      timeout: float = 60) -> ResultSet:
         """Take ``address`` off ``from_host`` (which may be the address we reach it by, so
         the removal runs detached a moment after the SSH session returns) and put it on
         ``to_host``, announcing it with gratuitous ARP so peers update their caches."""
-        fh, th = self.host(from_host), self.host(to_host)
+        t = self.target
+        [fname], [tname] = self._names(from_host), self._names(to_host)
+        fh, th = t.host(fname), t.host(tname)
         out = ResultSet()
         cidr = f"{address}/{fh.get('kafka_prefix', 24)}"
         dev = fh.get("kafka_interface", "eth0")
-        out.append(self.run(
-            f"nohup sh -c 'sleep 1; ip addr del {cidr} dev {dev}' > /dev/null 2>&1 &", from_host))
+        out.append(t.run(
+            f"nohup sh -c 'sleep 1; ip addr del {cidr} dev {dev}' > /dev/null 2>&1 &", fname))
         if not out.planned:
-            self._pool.forget(self._endpoint(fh))
+            t.forget(fname)
             until(lambda: not port_open(address, 22, 0.5) and
-                              not port_open(address, int(fh.get("kafka_port", 9092)),
-                                                        0.5), timeout, 0.5,
-                              f"{address} to leave {from_host}")
+                  not port_open(address, int(fh.get("kafka_port", 9092)), 0.5), timeout, 0.5,
+                  f"{address} to leave {fname}")
         dev = th.get("kafka_interface", "eth0")
-        out.append(self.run(
+        out.append(t.run(
             f"ip addr add {address}/{th.get('kafka_prefix', 24)} dev {dev} && "
-            f"arping -q -U -c 2 -I {dev} {address}; ip -brief addr show dev {dev}", to_host,
+            f"arping -q -U -c 2 -I {dev} {address}; ip -brief addr show dev {dev}", tname,
             check=True))
         return out
 
-    # --- reading a broker ---------------------------------------------------------------------
-    def broker_log(self, host: str, pattern: str, lines: int = 20,
-                   needs: Result | None = None) -> Result:
+    # --- reading a broker -------------------------------------------------------------------------
+    def logs(self, host: Host | str, pattern: str, lines: int = 20,
+             needs: Result | None = None) -> Result:
         """Lines of the broker's server.log matching an extended regex (read-only)."""
-        return self.run(f"grep -E {shlex.quote(pattern)} logs/server.log | tail -n {int(lines)}",
-                        host, read_only=True, needs=needs)
-
-    def du(self, host: str, path: str) -> int:
-        """Bytes allocated under ``path`` on the host (read-only; sparse index files count
-        as what they hold)."""
-        r = self.run(["du", "-s", "-B1", plain_path(path, "du")], host, read_only=True,
-                     check=True)
-        return int(r.stdout.split()[0])
-
-    def copy_file(self, src_host: str, path: str, dst_host: str, dest: str | None = None,
-                  transform=None) -> Result:
-        """Copy a file from one host to another through the control node (``transform``:
-        a function applied to the text on the way)."""
-        src = self.read_file(src_host, path)
-        if src.planned:
-            return src
-        text = transform(src.stdout) if transform else src.stdout
-        return self.put(dst_host, dest or path, text)
+        [name] = self._names(host)
+        return self.target.run(f"grep -E {shlex.quote(pattern)} logs/server.log | "
+                               f"tail -n {int(lines)}", name, read_only=True, needs=needs)
