@@ -390,12 +390,14 @@ def _call(address: str, method: str, path: str, body: dict | None = None,
             err = {}
         raise MountError(err.get("error") or f"mount.nfs: server error {exc.code}",
                          int(err.get("code", 32))) from None
-    except (ConnectionRefusedError, ConnectionResetError):
+    except ConnectionError:
+        # Refused, reset, or a pipe the server broke: the server turned the connection away
+        # (a busy machine decides which of them the client sees first).
         raise MountError("mount.nfs: Connection refused", 32) from None
     except (TimeoutError, OSError, urllib.error.URLError) as exc:
         reason = getattr(exc, "reason", exc)
-        if isinstance(reason, (ConnectionRefusedError, ConnectionResetError)) or \
-                "refused" in str(reason).lower() or "reset" in str(reason).lower():
+        if isinstance(reason, ConnectionError) or "refused" in str(reason).lower() \
+                or "reset" in str(reason).lower():
             raise MountError("mount.nfs: Connection refused", 32) from None
         raise MountError("mount.nfs: Connection timed out", 32) from None
 

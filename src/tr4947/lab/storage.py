@@ -34,6 +34,8 @@ import dataclasses
 import json
 import logging
 import re
+import socket
+import struct
 import sys
 import time
 import uuid
@@ -305,6 +307,9 @@ class _Server(ThreadingHTTPServer):
             state.load(self.root).vserver_for_address(lif)
             return True
         except (LookupError, FileNotFoundError):
+            # Linger 0: the close sends a reset at once, so the client reads a refusal
+            # whatever it was doing (not a broken pipe it might take for something else).
+            request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             return False
 
 
