@@ -59,6 +59,21 @@ def pytest_collection_modifyitems(config, items):
                 _FIRST_CELLS.add(item.nodeid)
 
 
+# Under xdist the workers collect and the controller reports: a worker hands its line over
+# (workeroutput, xdist's channel for this) and the controller prints the first it gets.
+def pytest_sessionfinish(session):
+    said = getattr(session.config, "_tr4947_nbval", None)
+    if said and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["tr4947_nbval"] = said
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    said = getattr(node, "workeroutput", {}).get("tr4947_nbval")
+    if said and not getattr(node.config, "_tr4947_nbval", None):
+        node.config._tr4947_nbval = said
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     said = getattr(config, "_tr4947_nbval", None)
     if said:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 _BAD_INPUT: Counter = Counter()
 
 
@@ -24,3 +26,10 @@ def pytest_terminal_summary(terminalreporter):
     per = ", ".join(f"{a} {_BAD_INPUT[(a, 'passed')]}/{_BAD_INPUT[(a, 'cases')]}" for a in areas)
     terminalreporter.write_sep("-", f"bad-input suite: {cases} cases, {passed} refused as "
                                     f"expected ({per})")
+
+
+# --- Parallel runs: pytest-xdist with our own work units (tests/support/parallel.py) ---------
+@pytest.hookimpl(optionalhook=True)    # an xdist hook: absent with -n 0 / -p no:xdist
+def pytest_xdist_make_scheduler(config, log):
+    from .support import parallel
+    return parallel.Scheduler(config, log)
