@@ -63,6 +63,7 @@ def test_no_procedure_provisions_on_its_own():
     procedure asks the ChapterRun for a declared stage, never Target.provision directly."""
     import re
     from tr4947 import paths
-    calls = {f.name for f in (paths.REPO / "src/tr4947/procedures").glob("*.py")
+    procedures = paths.REPO / "src/tr4947/procedures"
+    calls = {str(f.relative_to(procedures)) for f in procedures.rglob("*.py")
              if re.search(r"\.t(arget)?\.provision\(", f.read_text())}
     assert calls == set(), calls

@@ -26,19 +26,20 @@ def verdict(rec, word, ev, **kw):
 
 def test_every_verdict_call_in_the_procedures_names_its_evidence():
     missing = []
-    for f in sorted(PROCEDURES.glob("*.py")):
+    for f in sorted(PROCEDURES.rglob("*.py")):
         for n in ast.walk(ast.parse(f.read_text())):
             if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                     and n.func.attr == "verdict"
                     and "evidence" not in {k.arg for k in n.keywords}):
-                missing.append(f"{f.name}:{n.lineno}")
+                missing.append(f"{f.relative_to(PROCEDURES)}:{n.lineno}")
     assert not missing, f"verdict calls without evidence=: {missing}"
 
 
 def test_no_procedure_writes_the_word_reproduced_itself():
     """The word for agreement comes from the evidence (record.agrees), so a verdict whose
     decisive step ran on a model cannot be called plainly reproduced by a slip."""
-    offenders = [f"{f.name}:{i}" for f in sorted(PROCEDURES.glob("*.py")) if f.name != "record.py"
+    offenders = [f"{f.relative_to(PROCEDURES)}:{i}" for f in sorted(PROCEDURES.rglob("*.py"))
+                 if f.name != "record.py"
                  for i, line in enumerate(f.read_text().splitlines(), 1)
                  if '"reproduced"' in line or "'reproduced'" in line]
     assert not offenders, offenders

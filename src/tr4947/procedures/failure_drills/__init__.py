@@ -1,0 +1,127 @@
+"""DRL-0..DRL-5: failure drills. What Kafka on NFS (and on DAS, where the fault exists there)
+does when its storage, its network or a whole host fails, with every acknowledged record
+checked afterwards.
+
+The practice is that of Kafka's own system tests (kafkatest's replication tests: bounces and
+hard kills checked with the verifiable producer and consumer) and of Jepsen: inject the fault
+under load, read everything back, report what was lost, not what was sent.
+
+DRL-0  The load and its check. On each cluster a topic with three replicas and
+       ``min.insync.replicas=2``. Through every run of a drill, Kafka's verifiable producer
+       writes at a fixed rate with ``acks=all`` (idempotent, retrying) and prints every
+       acknowledgement; afterwards the verifiable consumer reads the topic back. Lab only:
+       the NFS brokers' volumes are mounted with ``x-lab-nopassthrough`` for the drills (and
+       as before afterwards), so that the lab's NFS layer sees every write.
+DRL-1  NFS server pause: broker 1's mount stops answering for a set time (the lab's hook).
+DRL-2  LIF migration: the data LIF broker 1 mounts from moves to the partner node, and back.
+DRL-3  Volume full: broker 1's volume is set just above what it holds and Kafka's writes fill
+       it; the broker stops; the fix (``volume size``) and a restart; the preflight's space
+       check before, on the full volume and after the fix.
+DRL-4  Network partition: broker 1's host loses its link for a set time (DAS and NFS).
+DRL-5  Hard host loss: broker 1's host goes off the network and every process on it dies at
+       once; the standby takes over its address and node id (DAS: empty disk; NFS: the same
+       volume, whose NFSv4 lock the dead client still holds until its lease runs out).
+
+Per run (one fault): time to detect (the cluster takes broker 1 out of an in-sync replica set
+or fences it), time until the producer's partitions all acknowledge again, time until every
+ISR is full again; per drill and cluster: acknowledged records lost and duplicated, the rate
+held before each fault, median and range over the runs. Everything goes through the Target
+(SSH to the hosts, the clustershell to ONTAP); on a real target without ``confirm`` every
+step that changes something is planned, and nothing is read that a planned step would make.
+
+The package, in the chapter's order:
+
+    harness             what every drill shares (DRL-0): the clusters, the load around a
+                        drill, measuring each fault, waiting for recovery, the lab's state
+    sides, runs         a cluster as the drills use it; a fault and a drill's outcome
+    drl1_pause .. drl5_host_loss
+                        one module per drill, each a ``run(harness, ...)``
+    report              each drill's table, load record and verdict; the summary
+"""
+from __future__ import annotations
+
+from . import (drl1_pause, drl2_lif_migration, drl3_volume_full, drl4_partition,
+               drl5_host_loss, report)
+from .drl3_volume_full import SPACE_CLAIM, nearly_full_mb
+from .drl5_host_loss import LEASE_CLAIM, TAKEOVER_CONFIG
+from .harness import (LEAD_CUT_S, LOG_PATTERN, NO_PASSTHROUGH, PRODUCER_CONFIG, SNIP, TOPIC,
+                      Harness)
+from .report import CLAIMS, EVIDENCE
+from .runs import Outcome, Run
+from .sides import CLUSTERS, Side, SideRecords, sides
+
+__all__ = ["FailureDrills", "Harness", "Side", "SideRecords", "sides", "Run", "Outcome",
+           "nearly_full_mb", "SNIP", "TOPIC", "CLUSTERS", "PRODUCER_CONFIG", "TAKEOVER_CONFIG",
+           "NO_PASSTHROUGH", "LEAD_CUT_S", "CLAIMS", "EVIDENCE", "LEASE_CLAIM", "SPACE_CLAIM",
+           "LOG_PATTERN"]
+
+
+class FailureDrills:
+    """DRL-0..DRL-5 on the target's ``das`` and ``nfs`` clusters (see the module doc): the
+    steps the notebook calls, in its order; what they share is the Harness."""
+
+    def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
+                 settle_s: float = 3, recover_timeout_s: float = 180):
+        self.harness = Harness(run, repeats, rate, lead_s, settle_s, recover_timeout_s)
+
+    def prepare(self) -> None:
+        """DRL-0: the drills topic, the producer's settings, on the lab the NFS mounts."""
+        self.harness.prepare()
+
+    def pause(self, seconds: float) -> None:
+        """DRL-1: broker 1's NFS mount stops answering for ``seconds``."""
+        drl1_pause.run(self.harness, seconds)
+
+    def lif_migration(self, away_s: float) -> None:
+        """DRL-2: broker 1's data LIF moves to the partner node and, ``away_s`` later, back."""
+        drl2_lif_migration.run(self.harness, away_s)
+
+    def volume_full(self, fill_rate: int, full_percent: int, floor_mb: int = 18) -> None:
+        """DRL-3: Kafka's writes fill broker 1's volume; the fix and a restart."""
+        drl3_volume_full.run(self.harness, fill_rate, full_percent, floor_mb)
+
+    def partition(self, seconds: float) -> None:
+        """DRL-4: broker 1's host loses its link for ``seconds`` (on each cluster)."""
+        drl4_partition.run(self.harness, seconds)
+
+    def host_loss(self, down_s: float) -> None:
+        """DRL-5: broker 1's host fails at once; the spare takes over (on each cluster)."""
+        drl5_host_loss.run(self.harness, down_s)
+
+    def restore(self) -> None:
+        """After the drills: the NFS brokers' volumes mounted as they were (DRL-0)."""
+        self.harness.restore()
+
+    def summary(self) -> None:
+        """Per drill and cluster: acknowledged records lost, and the lab left as found."""
+        report.summary(self.harness)
+
+    def state(self, sides: list[Side] | None = None) -> dict:
+        """The lab as a drill must leave it, read-only (Harness.state)."""
+        return self.harness.state(sides)
+
+    # What a reader and the tests look at.
+    @property
+    def rec(self):
+        """The run's Recorder."""
+        return self.harness.rec
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        """Each drill's outcome per cluster, in the order they ran."""
+        return self.harness.outcomes
+
+    @property
+    def dry(self) -> bool:
+        """A dry run: DRL-0's first change was only planned, so is every later step."""
+        return self.harness.dry
+
+    @property
+    def hook(self) -> bool:
+        """The lab's NFS drill hook is on the NFS brokers (DRL-1 can run)."""
+        return self.harness.hook
+
+    @property
+    def found(self) -> dict | None:
+        """The lab as DRL-0 left it (None on a dry run)."""
+        return self.harness.found

@@ -1,0 +1,338 @@
+"""What every drill shares (DRL-0): the Harness holds the run, the target and both clusters;
+it prepares the load (the drills topic, the producer's settings, on the lab the NFS mounts
+for the pause hook) and restores it, runs a drill on both clusters at once, runs one drill on
+one cluster under the verifiable producer and checks what came back, measures each fault,
+waits for recovery, and reads what the lab looks like (state) to tell whether a drill left
+it as it found it."""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from shlex import quote as q
+
+from ... import kafka_tools as kt
+from ...inventory import Host
+from ...measure import drills as m
+from ...wait import until
+from .. import space_check as sc
+from ..nfs_audit import default_svm
+from .runs import Outcome, Run
+from .sides import CLUSTERS, Side, SideRecords, sides
+
+SNIP = "failure-drills/"
+TOPIC = "drills"
+PRODUCER_CONFIG = "failure-drills/DRL-0-producer.properties"
+NO_PASSTHROUGH = "x-lab-nopassthrough"
+#: How far ahead a cut is scheduled on the host it cuts off (its SSH answer must be home first).
+LEAD_CUT_S = 3.0
+#: Lines of Kafka's log an operator looks for after each drill (brokers and controllers).
+LOG_PATTERN = ("Fencing broker|unfence has been granted|has been unfenced|new incarnation of "
+               "broker|Shrinking ISR|Expanding ISR|ISR updated|No space left|Stopping serving "
+               "logs|Shutdown broker|Halting|Failed to acquire lock|Transition from|Error "
+               "connecting to node|Disconnecting from node|NOT_ENOUGH_REPLICAS")
+
+
+class Harness:
+    """The drills' shared state and steps: the run, its target and Recorder, the clusters
+    (Side), the load's parameters, and what DRL-0 set up and found."""
+
+    def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
+                 settle_s: float = 3, recover_timeout_s: float = 180):
+        self.run, self.t, self.rec = run, run.target, run.rec
+        self._barrier: threading.Barrier | None = None
+        self.sides = sides(self.t)
+        for s in self.sides.values():
+            s.rec = self.rec              # each cluster's records; buffered while both run
+        self.repeats, self.rate = int(repeats), float(rate)
+        self.lead_s, self.settle_s, self.timeout = lead_s, settle_s, recover_timeout_s
+        self.client = self.t.hosts("clients")[0].name
+        self.ontap = self.t.inventory.ontap().name if "ontap" in self.t.inventory.groups \
+            else None
+        self.svm = default_svm(self.t) if self.ontap else None
+        self.outcomes: list[Outcome] = []
+        self.setup = None                   # DRL-0's first step: planned on a dry run
+        self.hook = False                   # the lab's NFS drill hook is on the NFS brokers
+        self.found: dict | None = None      # the lab as DRL-0 left it (see state())
+
+    def both(self, fn) -> list:
+        """``fn(side)`` for every cluster at once, one thread each (the same fault at the
+        same moment on DAS and NFS). Each side records into its own SideRecords meanwhile;
+        they go to the run's Recorder afterwards, cluster by cluster. The first error is
+        raised once both are done."""
+        def one(s: Side):
+            s.rec = SideRecords()
+            try:
+                return fn(s), s.rec, None
+            except Exception as exc:        # noqa: BLE001 - raised below, after the other
+                self._barrier.abort()       # the other cluster must not wait for this one
+                return None, s.rec, exc
+            finally:
+                s.rec = self.rec
+        sides = list(self.sides.values())
+        self._barrier = threading.Barrier(len(sides))
+        try:
+            with ThreadPoolExecutor(len(sides)) as pool:
+                done = list(pool.map(one, sides))
+        finally:
+            self._barrier = None
+        for _, kept, _ in done:
+            kept.replay(self.rec)
+        for _, _, exc in done:
+            if exc is not None:
+                raise exc
+        return [out for out, _, _ in done]
+
+    @property
+    def dry(self) -> bool:
+        """A dry run: DRL-0's first change was only planned, so is every later step."""
+        return self.setup is not None and self.setup.planned
+
+    # --- DRL-0 --------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """DRL-0: the drills topic on each cluster, the producer's settings on the client,
+        and (where the lab's NFS hook exists) the NFS brokers' volumes mounted without
+        passthrough."""
+        t = self.t
+        first = None
+        for c, s in self.sides.items():
+            r = t.run_snippet(SNIP + "DRL-0-topic.sh", self.client, check=True, timeout=180,
+                              BOOTSTRAP=s.bootstrap())
+            first = first or r
+            self.rec.show("DRL-0", f"{c.upper()}: the drills topic", r, show=c == "nfs")
+        self.setup = first
+        self.rec.show("DRL-0", "The verifiable producer's settings, on the client",
+                      t.run_snippet(PRODUCER_CONFIG, self.client, check=True), show=False)
+        nfs = self.sides.get("nfs")
+        if nfs is None:
+            return
+        # The lab's NFS layer has a pause hook, which needs the brokers' volumes mounted
+        # without FUSE passthrough. Both are lab-only: on a real target neither is looked
+        # for nor planned (a real client has no such hook and mount knows no such option).
+        if self.run.is_lab:
+            hook = t.run("command -v tr4947-nfsctl || true", nfs.b1.name, read_only=True,
+                         needs=self.setup)
+            self.hook = not hook.planned and bool(hook.stdout.strip())
+        if self.hook:
+            self._remount(nfs, self.options(nfs),
+                          "Lab: NFS brokers' volumes mounted without passthrough")
+        if not self.dry:
+            self.found = self.state()
+            print(f"lab state recorded: {len(self.found['hosts'])} hosts, "
+                  f"volumes {self.found['volumes']}, LIFs {self.found['lifs']}")
+
+    def _remount(self, s: Side, options: str, title: str) -> None:
+        """DRL-0-remount.sh on every NFS broker at once (no load runs between the drills),
+        then until all of them serve again."""
+        def one(b: Host):
+            return self.t.run_snippet(SNIP + "DRL-0-remount.sh", b.name, check=True,
+                                      timeout=300, VOLUME=s.export_of(b),
+                                      MOUNTPOINT=s.mountpoint, OPTIONS=options)
+        with ThreadPoolExecutor(len(s.brokers)) as pool:
+            done = list(pool.map(one, s.brokers))
+        s.rec.show("DRL-0", f"{title} ({s.b1.name}; the others alike)", done[0])
+        if not done[0].planned:
+            s.cluster.wait_serving(s.brokers, 240)
+
+    def restore(self) -> None:
+        """After the drills: the NFS brokers' volumes mounted with the inventory's options
+        again (DRL-0), and the lab compared with what DRL-0 recorded."""
+        nfs = self.sides.get("nfs")
+        if nfs is not None and self.hook:
+            self._remount(nfs, _extra(nfs.options), "After the drills: the volumes as they were")
+
+    def options(self, s: Side) -> str:
+        """Mount options besides the NFS version, which the snippets pin to 4.1 themselves:
+        the inventory's others, and on the lab the drills' x-lab-nopassthrough."""
+        extra = _extra(s.options)
+        return ",".join(o for o in (extra, NO_PASSTHROUGH if self.hook else "") if o)
+
+    def state(self, sides: list[Side] | None = None) -> dict:
+        """What a drill must leave as it found it, read-only, for ``sides`` (default: both
+        clusters): per host its addresses, NFS mounts (and the client layer's mode) and
+        whether Kafka runs; per cluster whether broker 1 is registered and how many
+        partitions of the drills topic are under-replicated; the size of broker 1's volume
+        and where its data LIF is."""
+        t = self.t
+        out: dict = {"hosts": {}, "clusters": {}, "volumes": {}, "lifs": {}}
+        probe = ("ip -4 -brief addr show dev {dev} | awk '{{$2=\"\"; print}}'; "
+                 "nfsstat -m 2>/dev/null | sed 's/,clientaddr=[^,]*//' | grep -v '^$'; "
+                 "pgrep -f {proc} > /dev/null && echo kafka running || echo kafka stopped")
+        for s in sides or list(self.sides.values()):
+            for h in s.brokers + ([s.standby] if s.standby else []):
+                r = t.run(probe.format(dev=q(h.get("kafka_interface", "eth0")),
+                                       proc=q(h.get("kafka_process", kt.KAFKA_PROCESS))),
+                          h.name, read_only=True, check=True)
+                out["hosts"][h.name] = r.stdout.strip()
+            w = m.Watch(s.bootstrap(), s.node_id, {TOPIC})
+            sample = None
+            for _ in range(20):
+                sample = w.poll()
+                if sample is not None:
+                    break
+                time.sleep(0.5)
+            out["clusters"][s.name] = None if sample is None else \
+                (sample.broker_registered, sample.under_replicated)
+            if self.ontap and s.nfs:
+                rows, _ = sc.space_audit(t, s.volume, self.svm)
+                out["volumes"][s.volume] = rows[0].size if rows else None
+            if self.ontap and s.lif:
+                r = t.run_snippet(SNIP + "DRL-2-lif-show.ontap", self.ontap, read_only=True,
+                                  check=True, svm=self.svm, lif=s.lif["name"])
+                out["lifs"][s.lif["name"]] = [
+                    (x.get("home-node"), x.get("curr-node"), x.get("is-home"))
+                    for x in sc.fields_table(r.stdout)]
+        return out
+
+    # --- the load around one drill on one cluster (DRL-0) ---------------------------------------
+    def drill(self, proc: str, s: Side, inject, title: str, after=None) -> Outcome | None:
+        """``repeats`` runs of ``inject(s, n, watch) -> Run`` on cluster ``s`` under the
+        verifiable producer, then the check; recorded under ``proc``."""
+        t = self.t
+        prefix = f"{proc[-1]}{CLUSTERS.index(s.name) + 1}"
+        out = f"/tmp/drill-{proc}-{s.name}.jsonl"
+        env = {"BOOTSTRAP": s.bootstrap(), "VALUE_PREFIX": prefix}
+        started = t.run_snippet(SNIP + "DRL-0-producer-start.sh", self.client, check=True,
+                                timeout=180, needs=self.setup, RATE=int(self.rate), OUT=out,
+                                **env)
+        if started.planned:
+            s.rec.show(proc, f"{s.name.upper()}: load on", started, show=False)
+            inject(s, 0, None)
+            if after:
+                after()
+            t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, needs=started, OUT=out)
+            return None
+        print(f"{proc} {s.name}: producer at {self.rate:.0f} records/s (values {prefix}.n)")
+        runs: list[Run] = []
+        transcripts: dict = {"load": started}
+        w = m.Watch(s.bootstrap(skip_b1=True), s.node_id, {TOPIC})
+        with w:
+            try:
+                # The producer's first seconds are its warm-up (it may run ahead of its rate
+                # to catch up with a slow start): the rate before the first fault is measured
+                # after them.
+                time.sleep(2 * self.lead_s)
+                steady = [time.time() - self.lead_s]
+                for n in range(self.repeats):
+                    if runs:
+                        time.sleep(self.settle_s)
+                        steady.append(time.time())
+                        time.sleep(self.lead_s)
+                    if self._barrier is not None:
+                        # Both clusters' faults at the same moment: neither measures its rate
+                        # or its recovery while the other is recovering.
+                        self._barrier.wait(timeout=900)
+                    r = inject(s, n, w)
+                    r.steady = steady[-1]
+                    runs.append(r)
+                    print(f"  {proc} {s.name} run {n + 1}: fault at {_clock(r.fault)}, healed "
+                          f"{_secs(r.heal - r.fault if r.heal else None)} later"
+                          + "".join(f", {k} {_fmt(v)}" for k, v in r.extra.items()
+                                    if not k.startswith("_")))
+                time.sleep(self.settle_s)
+                if after:
+                    after()
+            finally:
+                stopped = t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client,
+                                        timeout=300, OUT=out)
+            samples = list(w.samples)
+        transcripts["stop"] = stopped
+        produced = m.parse_producer(t.read_file(self.client, out).stdout)
+        consumed = t.run_snippet(SNIP + "DRL-0-consume.sh", self.client, check=True, timeout=420,
+                                 OUT=out + ".read", **env)
+        transcripts["check"] = consumed
+        read = m.parse_consumed(t.read_file(self.client, out + ".read").stdout)
+        result = m.check(produced, read, prefix)
+        self._measure(runs, produced, samples, result)
+        if runs:
+            # The drill's measurement window: the producer under watch from its steady start
+            # to the last run's end (overlapping DAS and NFS windows count once in a run's
+            # timing, tr4947.runbook.profile).
+            s.rec.measured(runs[-1].end - steady[0], f"{proc} {s.name}", end=runs[-1].end)
+        unchanged = self._same_as_found(s, f"{proc} {s.name}")
+        o = Outcome(proc, s.name, runs, result, produced, self.rate, unchanged, transcripts,
+                    samples)
+        self.outcomes.append(o)
+        print(f"{proc} {s.name}: {result.acked} acknowledged, {len(result.lost)} lost, "
+              f"{result.duplicates} duplicates; lab as found: {'yes' if unchanged else 'NO'}")
+        return o
+
+    def _measure(self, runs: list[Run], produced: m.ProducerLog, samples: list,
+                 result: m.Check) -> None:
+        lost = set(result.lost)
+        for i, r in enumerate(runs):
+            r.end = runs[i + 1].fault - self.lead_s if i + 1 < len(runs) else \
+                (produced.acks[-1].t if produced.acks else r.fault)
+            if r.until is not None:
+                r.end = min(r.end, r.until)
+            window = m.in_window(produced.acks, r.fault - 60, r.end)
+            st = m.stall(window, r.fault, r.end)
+            r.resume_s, r.stall_s = st.resumed_s, st.longest_s
+            d = m.detected_at(samples, r.fault)
+            r.detect_s = None if d is None or d > r.end else d - r.fault
+            r.shrank = m.isr_shrank([x for x in samples if x.t <= r.end], r.fault)
+            full = m.isr_full_at(samples, r.fault)
+            r.isr_s = None if full is None else full - r.fault
+            # The rate held before the fault: from the end of the settling after the previous
+            # run (or the warm-up) to the fault, at most the last 10 s.
+            r.rate = m.rate(produced.acks, max(r.steady, r.fault - 10), r.fault)
+            start = runs[i - 1].end if i else 0
+            r.lost = sum(1 for a in produced.acks if start < a.t <= r.end and a.value in lost)
+
+    def _same_as_found(self, s: Side, what: str) -> bool:
+        """Is cluster ``s`` (its hosts, broker 1's volume and LIF) as DRL-0 found it?"""
+        if self.found is None:
+            return True
+        now = self.state([s])
+        before = {k: {n: v for n, v in self.found[k].items() if n in now[k]} for k in now}
+        for k in now:
+            if now[k] != before[k]:
+                print(f"{what}: the lab differs from before the drill in {k}: "
+                      f"{before[k]} -> {now[k]}")
+        return now == before
+
+    # --- waiting ------------------------------------------------------------------------------------
+    def recovered(self, w, r: Run, what: str) -> None:
+        """Until every ISR is full again, if the fault made one shrink."""
+        if m.isr_shrank(w.samples, r.fault):
+            w.wait(lambda smp: m.isr_full_at(smp, r.fault), self.timeout,
+                   f"every ISR of {r.cluster} full again after {what}")
+
+    def reachable(self, host: str, timeout: float = 180) -> None:
+        """Until ``host`` answers over SSH again (after its link came back)."""
+        last: list = []
+
+        def answers() -> bool:
+            r = self.t.run("true", host, read_only=True, timeout=10)
+            last[:] = [r]
+            return r.exit_code == 0
+        until(answers, timeout, 1, f"{host} to answer over SSH again",
+              seen=lambda: (f"exit {last[0].exit_code}, timed out {last[0].timed_out}: "
+                            f"{last[0].output[-300:]}") if last else "nothing")
+
+    def log_lines(self, proc: str, s: Side, r: Run, hosts: list[Host]) -> None:
+        """The log lines an operator would see, from the first run of a drill."""
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.fault - 1))
+        for h in hosts:
+            got = self.t.run_snippet(SNIP + "DRL-0-log-lines.sh", h.name, read_only=True,
+                                     PATTERN=LOG_PATTERN, SINCE=since, LINES=14)
+            s.rec.show(proc, f"{s.name.upper()}, run 1: what {h.name}'s log says", got,
+                          show=False)
+
+
+def _extra(options: str) -> str:
+    """NFS mount options without the version (vers=, nfsvers=, minorversion=)."""
+    return ",".join(o for o in options.split(",") if o and o.split("=")[0] not in
+                    ("vers", "nfsvers", "minorversion"))
+
+
+def _fmt(v) -> str:
+    return "-" if v is None else f"{v:.1f}" if isinstance(v, float) else str(v)
+
+
+def _secs(v) -> str:
+    return "-" if v is None else f"{v:.1f} s"
+
+
+def _clock(t: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(t)) + f".{int(t % 1 * 10)}"

@@ -1,0 +1,128 @@
+"""What a drill reports: its table (median and range over the runs, per cluster), the
+producer's rate before each fault, what the producer gave up on, the transcripts and its
+claim's verdict; why a drill did not run; the chapter's summary."""
+from __future__ import annotations
+
+from ...measure.spread import spread
+from ..record import agrees
+from .harness import Harness
+from .runs import Outcome
+from .sides import CLUSTERS
+
+#: The guide's claims each drill checks (docs/data/claims.yaml).
+CLAIMS = {"DRL-1": "guide.drill-nfs-pause", "DRL-2": "guide.drill-lif-migration",
+          "DRL-3": "guide.drill-volume-full", "DRL-4": "guide.drill-partition",
+          "DRL-5": "guide.drill-host-loss"}
+#: What exercised each drill (record.Recorder.evidence): Kafka, its verifiable producer and
+#: consumer and Linux (link down, SIGKILL) are real everywhere; an NFS pause is the lab's NFS
+#: client layer's hook, a LIF move and its one-second pause the ONTAP stand-in's, a full
+#: volume the stand-in's space accounting, the NFSv4 lock lease the stand-in's lease.
+EVIDENCE = {
+    "DRL-1": dict(real=["kafka", "kafka-clients", "linux"], model=["nfs-layer"]),
+    "DRL-2": dict(real=["kafka", "kafka-clients", "linux"],
+                  model=["ontap-stand-in", "modelled-timing"], also=["nfs-layer"]),
+    "DRL-3": dict(real=["kafka", "kafka-clients", "linux"], model=["ontap-space"],
+                  also=["nfs-layer"]),
+    "DRL-4": dict(real=["kafka", "kafka-clients", "linux"], also=["nfs-layer"]),
+    "DRL-5": dict(real=["kafka", "kafka-clients", "linux"], also=["nfs-layer", "ontap-lease"]),
+}
+
+
+def not_run(harness: Harness, proc: str, why: str, rec=None) -> None:
+    (rec or harness.rec).text(proc, "", f"Not run on target {harness.t.name}: {why}.")
+
+
+def report(harness: Harness, proc: str, outcomes: list[Outcome | None], what: str) -> None:
+    """The drill's table (per cluster: median, min-max, n), its load record and its
+    claim's verdict."""
+    done = [o for o in outcomes if o is not None]
+    if not done:
+        return
+    rows, loads = [], []
+    extras = sorted({k for o in done for r in o.runs for k in r.extra
+                     if not k.startswith("_")})
+    for o in done:
+        rs = o.runs
+        rows.append([o.cluster.upper(), len(rs), o.check.acked, len(o.check.lost),
+                     o.check.duplicates, len(o.producer.errors),
+                     _spread([r.detect_s for r in rs], "never"),
+                     _spread([r.resume_s for r in rs], "-"),
+                     _spread([r.stall_s for r in rs], "-"),
+                     _spread([r.isr_s for r in rs], "never shrank")]
+                    + [_spread([r.extra.get(k) for r in rs], "-") for k in extras])
+        loads += [{"name": f"{o.cluster} run {r.n + 1}", "unit": "records/s",
+                   "target": o.target_rate, "achieved": round(r.rate, 1)} for r in rs]
+    header = ["Cluster", "Runs", "Acknowledged", "Lost", "Duplicates", "Refused",
+              "Detected after (s)", "Producers resumed after (s)",
+              "Longest stall of a partition (s)", "ISR full again after (s)"] + \
+        [k[0].upper() + k[1:] for k in extras]
+    harness.rec.table(proc, f"{what}: median (min-max, n) over the runs", header, rows,
+                      note="Times count from the fault. Detected: the cluster took broker 1 "
+                           "out of an in-sync replica set or fenced it. Producers resumed: the "
+                           "last partition whose acknowledgements had stopped for more than a "
+                           "second acknowledged again. Lost: acknowledged records the "
+                           "verifiable consumer did not read back. Refused: sends the "
+                           "producer gave up on (not acknowledged, so not owed).",
+                      key=["Cluster", "Lost", "Producers resumed after (s)"])
+    harness.rec.load(proc, f"{what}: the producer's rate before each fault (from the end of "
+                           "the settling after the previous run, at most 10 s)", loads)
+    for o in done:
+        if o.producer.errors:
+            kinds: dict[str, int] = {}
+            for e in o.producer.errors:
+                k = f"{e.get('exception', '?')}: {str(e.get('message', ''))[:160]}"
+                kinds[k] = kinds.get(k, 0) + 1
+            harness.rec.text(proc, "", f"{o.cluster.upper()}: the producer gave up on "
+                             f"{len(o.producer.errors)} send(s), which the cluster never "
+                             "acknowledged: " + "; ".join(f"{n} x {k}" for k, n in
+                                                         kinds.items()) + ".")
+        tr = o.transcripts
+        harness.rec.show(proc, f"{o.cluster.upper()}: the verifiable producer's summary",
+                         tr["stop"], show=False)
+        harness.rec.show(proc, f"{o.cluster.upper()}: everything read back", tr["check"],
+                         show=False)
+    _verdict(harness, proc, done)
+
+
+def _verdict(harness: Harness, proc: str, done: list[Outcome]) -> None:
+    lost = sum(len(o.check.lost) for o in done)
+    held = all(o.held for o in done)
+    whole = all(o.unchanged for o in done)
+    recovered = all(r.resume_s is not None for o in done for r in o.runs)
+    n = sum(len(o.runs) for o in done)
+    ev = harness.rec.evidence(**EVIDENCE[proc])
+    if not held:
+        verdict = "not-measured"
+    else:
+        verdict = agrees(ev) if lost == 0 and recovered else "differs"
+    harness.rec.verdict(
+        proc, CLAIMS[proc], verdict, tr="-", evidence=ev,
+        lab=f"{lost} acknowledged records lost in {n} runs "
+            f"({', '.join(o.cluster.upper() for o in done)}); producers "
+            + ("resumed after every fault" if recovered else "did not resume after every "
+               "fault"),
+        why=("the producer did not hold its rate before every fault" if not held else
+             f"the verifiable consumer read back every acknowledged record of {n} runs"
+             if lost == 0 else f"{lost} acknowledged records were not read back")
+        + ("" if whole else "; the lab was not as the drill found it afterwards"),
+        action="keep acks=all with min.insync.replicas=2 and three replicas",
+        load_held=held)
+
+
+def summary(harness: Harness) -> None:
+    """What holds on every run (what nbval compares): per drill and cluster, whether any
+    acknowledged record was lost and whether the lab was left as found."""
+    for o in sorted(harness.outcomes, key=lambda o: (o.drill, CLUSTERS.index(o.cluster))):
+        print(f"{o.drill} {o.cluster}: {len(o.runs)} runs, acknowledged records lost: "
+              f"{'none' if not o.check.lost else len(o.check.lost)}, lab as found: "
+              f"{'yes' if o.unchanged else 'no'}")
+    if not harness.outcomes:
+        print("planned only" if harness.dry else "no drill ran")
+
+
+def _spread(values, none: str) -> str:
+    got = [v for v in values if v is not None]
+    if not got:
+        return none
+    s = spread(got).fmt(1)
+    return s if len(got) == len(values) else f"{s}; {len(values) - len(got)} x {none}"
