@@ -41,7 +41,7 @@ def bring_up(t, c: str):
     mount = {"fv_c1": "FV-2-mount-cluster1.sh", "fv_c2": "FV-2-mount-cluster2.sh"}[c]
     k = t.cluster(c)
     for h in k.brokers:
-        export = f"{h.get('nfs_lif')}:/{h.get('nfs_volume')}"
+        export = k.export(h)
         r = t.run_snippet(SNIP + mount, h.name, env={"NFS_EXPORT": export}, check=True)
         assert r.stdout.startswith(f"{export} on /demo type "), r.output
     k.start()
