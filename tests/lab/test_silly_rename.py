@@ -22,14 +22,12 @@ import re
 import pytest
 
 from tr4947 import kafka_tools as kt
-from tr4947.procedures import functional_validation as fv
+from tr4947.procedures.functional_validation import SNIP, TOPIC, FunctionalValidation
 
 from .conftest import own_lab, wait_for
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 
-SNIP = fv.SNIP
-TOPIC = fv.TOPIC
 RECORDS = 20_000                  # the TR's 3,000,000 at 1 KiB; enough for one segment each
 CLIENT = "client-1"
 
@@ -43,15 +41,16 @@ def bring_up(t, c: str):
     mount = {"fv_c1": "FV-2-mount-cluster1.sh", "fv_c2": "FV-2-mount-cluster2.sh"}[c]
     k = t.cluster(c)
     for h in k.brokers:
-        export = f"{h.get('nfs_lif')}:/{h.get('nfs_volume')}"
+        export = k.export(h)
         r = t.run_snippet(SNIP + mount, h.name, env={"NFS_EXPORT": export}, check=True)
         assert r.stdout.startswith(f"{export} on /demo type "), r.output
     k.start()
 
 
-def load_and_reassign(t, L: fv.Layout, c: str) -> dict:
+def load_and_reassign(t, fv: FunctionalValidation, c: str) -> dict:
     """FV-3, FV-4, the reader, FV-6: returns what moved and how many records were acked."""
-    bootstrap = L.bootstrap(c)
+    k = fv.clusters[c]
+    bootstrap = k.bootstrap()
     t.run(f"bin/kafka-topics.sh --bootstrap-server {bootstrap} --create --topic {TOPIC} "
           "--partitions 4 --replication-factor 2", CLIENT, check=True)
     perf = t.run(f"bin/kafka-producer-perf-test.sh --topic {TOPIC} --throughput -1 "
@@ -61,8 +60,8 @@ def load_and_reassign(t, L: fv.Layout, c: str) -> dict:
     acked = kt.records_sent(perf.stdout)
     assert acked == [RECORDS], perf.output[-2000:]
     # The condition: broker 1's segment files are open on its host.
-    r = t.run_snippet(SNIP + "FV-6-hold-segments-open.sh", L.b1[c].name, check=True,
-                      env={"DATA_DIR": L.data_dir(c)})
+    r = t.run_snippet(SNIP + "FV-6-hold-segments-open.sh", k.brokers[0].name, check=True,
+                      env={"DATA_DIR": k.log_dir()})
     assert "holds open:" in r.stdout and f"{TOPIC}-" in r.stdout, r.output
     # A plan that moves a replica off broker 1, executed.
     t.run_snippet(SNIP + "FV-6-topics-to-move.json", CLIENT, dest="/tmp/topics.json",
@@ -88,16 +87,17 @@ def test_nfsv3_without_preserve_unlink_broker_1_dies_on_the_silly_renamed_files(
     with own_lab(tmp_path, [c], kafka_state="installed") as tl:
         t = tl.target()
         bring_up(t, c)
-        L = fv.layout(t, RECORDS)
-        b1 = L.b1[c]
-        move = load_and_reassign(t, L, c)
-        outcome = fv.wait_settled(t, L, c, move, timeout=300)
+        fv = FunctionalValidation.on(t, None, RECORDS)
+        k = fv.clusters[c]
+        b1 = k.brokers[0]
+        move = load_and_reassign(t, fv, c)
+        outcome = fv.wait_settled(c, move, timeout=300)
         assert outcome == "dead", outcome
         # FV-7/FV-8: what broker 1 logged, and its JVM is gone.
         log = t.run_snippet(SNIP + "FV-8-broker-log.sh", b1.name, read_only=True).stdout
         assert "DirectoryNotEmptyException" in log, log
         assert re.search(r"Shutdown broker because all log dirs in .* have failed", log), log
-        wait_for(lambda: not L.clusters[c].alive(b1), 60, "broker 1's JVM to exit")
+        wait_for(lambda: not k.alive(b1), 60, "broker 1's JVM to exit")
         health = t.run_snippet(SNIP + "FV-5-health-check.sh", CLIENT, read_only=True,
                                env={"BROKERS": b1.kafka_address}, check=True).stdout
         assert health.strip() == f"{b1.kafka_address}:9092 unable to connect"
@@ -108,12 +108,12 @@ def test_nfsv3_without_preserve_unlink_broker_1_dies_on_the_silly_renamed_files(
         failed = set(re.findall(rf"({TOPIC}-\d+\.\w+-delete)", log))
         assert failed, log
         for name in failed:
-            left = t.run(["ls", "-A", f"{L.data_dir(c)}/{name}"], b1.name, read_only=True,
+            left = t.run(["ls", "-A", f"{k.log_dir()}/{name}"], b1.name, read_only=True,
                          check=True).stdout.split()
             assert left and all(re.fullmatch(r"\.nfs[0-9a-f]{24}", f) for f in left), (name, left)
         # The other brokers are still up.
-        for h in L.brokers[c][1:]:
-            assert L.clusters[c].alive(h), h.name
+        for h in k.brokers[1:]:
+            assert k.alive(h), h.name
 
 
 def test_nfsv41_with_preserve_unlink_the_same_move_just_works(tmp_path):
@@ -121,10 +121,11 @@ def test_nfsv41_with_preserve_unlink_the_same_move_just_works(tmp_path):
     with own_lab(tmp_path, [c], kafka_state="installed") as tl:
         t = tl.target()
         bring_up(t, c)
-        L = fv.layout(t, RECORDS)
-        b1 = L.b1[c]
-        move = load_and_reassign(t, L, c)
-        e = {"BOOTSTRAP": L.bootstrap(c)}
+        fv = FunctionalValidation.on(t, None, RECORDS)
+        k = fv.clusters[c]
+        b1 = k.brokers[0]
+        move = load_and_reassign(t, fv, c)
+        e = {"BOOTSTRAP": k.bootstrap()}
         last = {}
 
         def verified():
@@ -135,16 +136,16 @@ def test_nfsv41_with_preserve_unlink_the_same_move_just_works(tmp_path):
                  seen=lambda: last["r"].stdout[-300:], interval=3)
         # Broker 1 deleted the moved partitions, "-delete" dirs included, although the
         # reader held their files open (it may end by itself once all its files are gone).
-        assert fv.wait_settled(t, L, c, move, timeout=300) == "settled"
-        assert fv.leftovers(t, L, c) == []
+        assert fv.wait_settled(c, move, timeout=300) == "settled"
+        assert fv.leftovers(c) == []
         log = t.run_snippet(SNIP + "FV-8-broker-log.sh", b1.name, read_only=True).stdout
         assert "DirectoryNotEmptyException" not in log and "have failed" not in log, log
-        for h in L.brokers[c]:
-            assert L.clusters[c].alive(h), h.name
-        assert fv.alive(t, L, c)
+        for h in k.brokers:
+            assert k.alive(h), h.name
+        assert fv.alive(c)
         # Every acknowledged record is still there, and readable.
-        assert fv.records_in_topic(t, L, c) >= move["acked"]
-        r = t.run(f"bin/kafka-console-consumer.sh --bootstrap-server {L.bootstrap(c)} "
+        assert fv.records_in_topic(c) >= move["acked"]
+        r = t.run(f"bin/kafka-console-consumer.sh --bootstrap-server {k.bootstrap()} "
                   f"--topic {TOPIC} --from-beginning --timeout-ms 30000 > /dev/null", CLIENT,
                   timeout=600)
         consumed = int(re.search(r"Processed a total of (\d+) messages", r.stderr).group(1))
