@@ -31,8 +31,11 @@ SANITIZE = paths.REPO / "results" / "nbval-sanitize.cfg"
 
 def nbval(nb_path, cwd, env=None, timeout=300):
     return subprocess.run(
+        # The sanitize file as --opt=value: a separate argument would be taken for a path,
+        # and pytest would find this repository's pyproject.toml above it and run with our
+        # addopts (xdist's workers among them, each running cells of its own).
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
-         "--nbval-sanitize-with", str(SANITIZE), str(nb_path)],
+         f"--nbval-sanitize-with={SANITIZE}", str(nb_path)],
         cwd=cwd, capture_output=True, text=True, timeout=timeout,
         env={**os.environ, **(env or {})})
 

@@ -34,6 +34,18 @@ def api(port, path):
         return json.loads(r.read())
 
 
+def answer_dialogs(page) -> None:
+    """A modal dialog JupyterLab opened on its own (on a busy machine: a kernel that took long
+    to start, a server that answered late) is answered as an operator would, with its
+    default button, and said in the test's output; it would otherwise take every click."""
+    dialog = page.locator(".jp-Dialog")
+    while dialog.count():
+        print(f"JupyterLab asked: {dialog.first.inner_text()[:300]!r}; answered with its "
+              "default button")
+        dialog.first.locator(".jp-Dialog-button.jp-mod-accept").first.click()
+        dialog.first.wait_for(state="detached", timeout=30_000)
+
+
 @pytest.fixture
 def server(tmp_path):
     lab = targets.open("lab", echo=False)
@@ -99,6 +111,7 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
         # earlier might), so whatever appears is new. A menu click can be lost on a busy machine (the menu closes before the item is
         # clicked): try again, then say what the page still showed.
         for _ in range(3):
+            answer_dialogs(page)
             page.get_by_role("menuitem", name="Edit").click()
             item = page.get_by_text("Clear Outputs of All Cells")
             item.wait_for(state="visible", timeout=30_000)
@@ -125,6 +138,7 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
             cell = code_cells.nth(i)
             prompt = cell.locator(".jp-InputPrompt").first
             for _ in range(3):
+                answer_dialogs(page)
                 prompt.click()                                  # selects the cell
                 page.keyboard.press("Escape")                   # command mode
                 page.keyboard.press("Control+Enter")            # run it, stay on it
