@@ -174,9 +174,7 @@ def replace_broker_1(t, C: KafkaCluster, isr_timeout: float, round_no: int) -> R
         r = t.run_snippet(REC2[C.name], new.name, check=True, timeout=300, **env)
         complete = w.wait(lambda s: recovery.isr_complete_at(s, started), isr_timeout,
                           f"every partition of {C.name} in sync again",
-                          abort=lambda: None if C.alive(new) else
-                          f"the replacement's Kafka on {new.name} is not running:\n"
-                          + t.run("tail -n 15 logs/server.log", new.name, read_only=True).stdout)
+                          abort=lambda: C.why_not(new.name) or None)
     has = t.du(new.name, log_dir)
     # Bytes the replacement had to fetch: all of it on an empty disk; on the same volume, only
     # what the log dir gained (nothing was produced meanwhile).

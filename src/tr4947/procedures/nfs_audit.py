@@ -341,17 +341,18 @@ def fix(t, rb, proc: str, rows: list[Row], *, svm: str | None = None) -> list:
     for r in failing:
         if r.remount and r.point not in points.setdefault(r.host, []):
             points[r.host].append(r.point)
+    kafka = t.cluster()
     for host, mps in points.items():
-        running = t.cluster().alive(host)
+        running = kafka.alive(host)
         if running:
-            out.extend(t.cluster().stop([host]))
+            out.extend(kafka.stop([host]))
         r = t.run_snippet(SNIP + "PRE-2-remount-nfs41.sh", host, check=True,
                           env={"MOUNTS": " ".join(mps)}, needs=out)
         rb.show(proc, f"PRE-2 on {host}" + (" (Kafka stopped, then started again)" if running
                                             else ""), r)
         out.append(r)
         if running:
-            out.extend(t.cluster().start([host]))
+            out.extend(kafka.start([host]))
     return out
 
 

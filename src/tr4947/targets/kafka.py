@@ -205,9 +205,11 @@ class KafkaCluster:
             port = int(h.get("kafka_controller_port", 9093) if ctl else h.get("kafka_port", 9092))
             nid = None if ctl else int(h.get("kafka_node_id", 0))
             nodes.append((n, h.kafka_address, port, nid))
-        return kafka_admin.wait_serving(nodes, timeout, why_not=self._why_not)
+        return kafka_admin.wait_serving(nodes, timeout, why_not=self.why_not)
 
-    def _why_not(self, name: str) -> str:
+    def why_not(self, name: str) -> str:
+        """Why ``name``'s Kafka is not serving: "" while its process runs, else the end of its
+        log."""
         if self.pids(name):
             return ""
         log = self.target.run("tail -n 25 logs/kafkaServer.out logs/server.log 2>/dev/null",
