@@ -152,6 +152,21 @@ CASES = [
         'Duplicate volume name "existing"'),
     cli("unknown-vserver", "volume create -vserver svm_nope -volume v -aggregate aggr1",
         'Vserver "svm_nope" does not exist'),
+    # --- storage failover ------------------------------------------------------------------
+    cli("failover-traversal-node", "storage failover takeover -ofnode ../../victim",
+        'is an invalid value for field "-ofnode {<nodename>|local}"'),
+    cli("failover-unknown-node", "storage failover giveback -ofnode cluster1-09",
+        'is an invalid value for field "-ofnode'),
+    cli("failover-no-node", "storage failover takeover -option immediate",
+        'Specify exactly one of "-ofnode" or "-bynode"'),
+    cli("failover-both-nodes", "storage failover takeover -ofnode cluster1-01 "
+        "-bynode cluster1-02", 'Specify exactly one of "-ofnode" or "-bynode"'),
+    cli("failover-bad-option", "storage failover takeover -ofnode cluster1-01 -option soft",
+        '"soft" is an invalid value for field "-option'),
+    cli("failover-giveback-not-taken-over", "storage failover giveback -ofnode cluster1-01",
+        "is not in takeover state"),
+    cli("failover-show-bad-field", "storage failover show -fields colour",
+        'invalid argument "colour" for "-fields"'),
     # --- REST ------------------------------------------------------------------------------
     api("rest-traversal-name", "POST", "storage/volumes", {**FG, "name": "../../../victim"}, 400,
         'invalid for field "name"'),

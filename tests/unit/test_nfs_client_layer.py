@@ -374,11 +374,41 @@ def test_the_connection_drops_when_the_lif_moves_io_waits_and_the_mount_reconnec
     blocked = time.monotonic() - t0
     st = nfsclient.status(mp)
     assert st["connected"] and st["server"]["reconnects"] == 1 and blocked > 0.1, (blocked, st)
+    # measured by the client, from the loss to the session back: at least the state's
+    # migrate window (less the watcher's poll), at most that plus a reconnection backoff
+    out = st["server"]["last_outage_ms"]
+    assert 700 <= out <= 4500 and st["server"]["outages_ms"] == [out], st["server"]
     (mp / "after").write_bytes(b"2")
     assert sorted(os.listdir(mp)) == ["after", "before"]
     # back home: one more drop and reconnection
     stand_in.run("network interface revert -vserver svm_kafka -lif lif1")
     wait_for(lambda: nfsclient.status(mp)["server"]["reconnects"] == 2, 10, "the second reconnect")
+
+
+def test_a_takeover_and_giveback_cut_the_client_off_for_their_modelled_windows(stand_in):
+    """The client measures its outages; each lasts about the ONTAP state's window (the LIF
+    moves to the partner with the takeover, and home with the giveback: -auto-revert true)."""
+    with state.transaction(stand_in.root) as c:
+        c.takeover_seconds, c.giveback_seconds = 1.5, 0.8
+        c.lifs["lif1"].auto_revert = True
+    stand_in.run("volume create -vserver svm_kafka -volume ha -aggregate aggr1 -size 1GB "
+                 "-junction-path /ha")
+    mp = stand_in.mount("ha", "vers=4.1,x-lab-nopassthrough")
+    (mp / "before").write_bytes(b"1")
+    srv = lambda: nfsclient.status(mp)["server"]                   # noqa: E731
+    assert (srv()["last_outage_ms"], srv()["outage_ms_total"]) == (None, 0)
+    stand_in.run("storage failover takeover -ofnode cluster1-01")
+    wait_for(lambda: srv()["reconnects"] == 1, 15, "the reconnection after the takeover")
+    first = srv()["last_outage_ms"]
+    assert 1500 - 300 <= first <= 1500 + 3500, srv()
+    (mp / "during").write_bytes(b"2")
+    stand_in.run("storage failover giveback -ofnode cluster1-01")
+    wait_for(lambda: srv()["reconnects"] == 2, 15, "the reconnection after the giveback")
+    s = srv()
+    assert 800 - 300 <= s["last_outage_ms"] <= 800 + 3500, s
+    assert s["outages_ms"] == [first, s["last_outage_ms"]]
+    assert s["outage_ms_total"] == first + s["last_outage_ms"]
+    assert sorted(os.listdir(mp)) == ["before", "during"]
 
 
 def _try_lock(path: Path) -> bool:

@@ -1,6 +1,7 @@
 //! The mount's control socket: one JSON request per line, one JSON answer per line.
 //!
-//!   {"op": "status"}                  mode, semantics, gate, connection, counters, space
+//!   {"op": "status"}                  mode, semantics, gate, connection, counters, space,
+//!                                     reconnections and their measured outages
 //!   {"op": "pause", "seconds": 5}     shut the gate (no "seconds": until resumed)
 //!   {"op": "resume"}
 
@@ -103,6 +104,7 @@ fn status(sh: &Shared, info: &Info) -> Value {
         "locks_held": sh.locks_held.lock().unwrap().len(),
     });
     if let Some(srv) = &sh.server {
+        let out = srv.outages.lock().unwrap();
         // What the layer last heard (asking here would wait while disconnected).
         if let Some((size, used, since)) = sh.space_seen() {
             v["space"] = json!({"size": size, "used": used, "written_since": since});
@@ -110,6 +112,10 @@ fn status(sh: &Shared, info: &Info) -> Value {
         v["server"] = json!({
             "client_id": srv.client_id,
             "reconnects": srv.reconnects(),
+            // measured outages (ms): the last, the total, the last few
+            "last_outage_ms": out.last_ms(),
+            "outage_ms_total": out.total_ms,
+            "outages_ms": out.recent_ms(),
             "retrans": srv.retrans.load(Relaxed),
             "lease_seconds": srv.lease_seconds.load(Relaxed),
             "grace_seconds": srv.grace_seconds.load(Relaxed),

@@ -9,7 +9,10 @@
 //! When the connection drops (the stand-in closes it when the LIF moves, or the service is
 //! gone), the mount's gate shuts, requests in flight are sent again once the connection is
 //! back (counted as retransmissions) and every new connection after the first is counted as
-//! a reconnection. Reconnection is retried with a growing delay (0.1 s doubling to 3 s).
+//! a reconnection. Reconnection is retried with a growing delay (0.1 s doubling to 3 s). Each
+//! outage is measured, from the moment the reader sees the connection end to the moment the
+//! new session's hello is answered (stats::Outages), so a drill reads how long a LIF move,
+//! takeover or giveback cut the client off rather than assuming it.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -22,6 +25,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::gate::Gate;
+use crate::stats::Outages;
 
 pub struct Server {
     addr: String,
@@ -35,6 +39,7 @@ pub struct Server {
     pub retrans: AtomicU64,
     pub lease_seconds: AtomicU64,
     pub grace_seconds: AtomicU64,
+    pub outages: Mutex<Outages>,
     stopping: AtomicBool,
 }
 
@@ -66,6 +71,7 @@ impl Server {
             retrans: AtomicU64::new(0),
             lease_seconds: AtomicU64::new(30),
             grace_seconds: AtomicU64::new(45),
+            outages: Mutex::new(Outages::default()),
             stopping: AtomicBool::new(false),
         })
     }
@@ -125,6 +131,7 @@ impl Server {
             self.grace_seconds.store(g, Relaxed);
         }
         self.connects.fetch_add(1, Relaxed);
+        self.outages.lock().unwrap().back(Instant::now());
         Ok(s)
     }
 
@@ -155,8 +162,9 @@ impl Server {
                 _ => break,
             }
         }
-        // The connection is gone: shut the gate, fail the calls in flight (they are sent
-        // again on the new connection), reconnect.
+        // The connection is gone: the outage starts; shut the gate, fail the calls in flight
+        // (they are sent again on the new connection), reconnect.
+        self.outages.lock().unwrap().lost(Instant::now());
         self.gate.set_connected(false);
         *self.writer.lock().unwrap() = None;
         self.pending.lock().unwrap().clear();

@@ -304,7 +304,8 @@ class Lab:
             aggregates=o.get("ontap_aggregates", []), vservers=[svm],
             lifs=[{**lif, "vserver": svm} for lif in o.get("ontap_data_lifs", [])]
             + [{"name": "cluster_mgmt", "address": o.address, "role": "cluster-mgmt",
-                "vserver": o.get("ontap_cluster_name", "cluster1")}])
+                "vserver": o.get("ontap_cluster_name", "cluster1")}],
+            timing=o.get("ontap_lab_timing"))
         from .ontap import rest, state
         rest.ensure_certificate(self.root, o.address, state.load(self.root).name)
 

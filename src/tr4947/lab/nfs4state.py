@@ -17,10 +17,13 @@ per line, one answer per line, matched by ``id``). Over it:
   ``volume autosize``; the client refuses writes past it with ENOSPC;
 * ``bye`` (a clean unmount) releases the client's state at once.
 
-When a LIF moves (``network interface migrate``/``revert`` change where it lives), the
-service closes every session on its address and refuses new ones for ``LIF_MOVE_SECONDS``
-(modelled: the lab's LIF is away that long while it moves; ONTAP documents that a manual
-migration can take up to 15 s); clients block their I/O, reconnect and go on.
+When a LIF moves (``network interface migrate``/``revert``, or ``storage failover
+takeover``/``giveback`` moving it to the partner node and back), the service closes every
+session on its address and refuses new ones until the LIF's ``moving_until`` in the ONTAP
+state: the move's time plus the state's modelled ``migrate_seconds`` for a migration or
+revert, the recorded end of the takeover or giveback for those (wall-clock times, written by
+the stand-in's CLI in another process; see tr4947.lab.ontap.state). Clients block their I/O,
+reconnect and go on, and measure how long they were cut off (tr4947-nfs's status).
 
 What the lab does not model: the grace period after a server restart (the stand-in's NFS
 service keeps no state across restarts, so there is nothing to reclaim), delegations, and
@@ -40,7 +43,6 @@ from .ontap import space, state
 
 log = logging.getLogger("tr4947.lab.nfs4state")
 
-LIF_MOVE_SECONDS = 1.0
 EAGAIN, ESTALE, EINVAL = 11, 116, 22
 MAX = 2 ** 64 - 1
 
@@ -78,7 +80,6 @@ class NfsState:
         self.clients: dict[str, Client] = {}
         self.locks: list[Lock] = []
         self.sessions: dict[socket.socket, str] = {}       # connection -> LIF address
-        self.moving_until: dict[str, float] = {}
         self._stop = threading.Event()
 
     # --- leases ---------------------------------------------------------------------------
@@ -230,13 +231,25 @@ class NfsState:
             with self.mu:
                 self.sessions.pop(conn, None)
 
+    def away_until(self, address: str) -> float:
+        """Wall-clock time until which the data LIF on ``address`` is moving (0: it is not),
+        as the ONTAP state records it. Read at each call: the CLI that moved the LIF runs
+        in another process, and a session must be refused at once, not when the watcher
+        next polls."""
+        try:
+            c = state.load(self.root)
+        except (FileNotFoundError, ValueError):
+            return 0.0
+        return max((l.moving_until for l in c.lifs.values()
+                    if l.address == address and l.role == "data"), default=0.0)
+
     def session_allowed(self, lif: str) -> bool:
-        return time.monotonic() >= self.moving_until.get(lif, 0.0)
+        return time.time() >= self.away_until(lif)
 
     def drop_lif(self, address: str) -> int:
-        """Close every session on a LIF's address (the LIF moved); returns how many."""
+        """Close every session on a LIF's address (the LIF moved); returns how many. New
+        sessions are refused until the state's end of the move (session_allowed)."""
         with self.mu:
-            self.moving_until[address] = time.monotonic() + LIF_MOVE_SECONDS
             conns = [s for s, a in self.sessions.items() if a == address]
         for s in conns:
             try:
@@ -244,17 +257,19 @@ class NfsState:
             except OSError:
                 pass
         if conns:
-            log.info("LIF %s moved: %d NFS connection(s) dropped", address, len(conns))
+            log.info("LIF %s moved: %d NFS connection(s) dropped, sessions refused for %.1f s",
+                     address, len(conns), max(0.0, self.away_until(address) - time.time()))
         return len(conns)
 
     def watch_lifs(self, interval: float = 0.2) -> threading.Thread:
-        """A thread that drops a LIF's sessions whenever its current node or port changes."""
-        def where() -> dict[str, tuple[str, str]]:
+        """A thread that drops a LIF's sessions whenever it moves: its current node or port
+        changes, or a new move is recorded (a migration and a revert between two polls)."""
+        def where() -> dict[str, tuple[str, str, float]]:
             try:
                 c = state.load(self.root)
             except (FileNotFoundError, ValueError):
                 return {}
-            return {l.address: (l.curr_node or l.node, l.curr_port or l.port)
+            return {l.address: (l.curr_node or l.node, l.curr_port or l.port, l.moving_until)
                     for l in c.lifs.values() if l.role == "data"}
 
         def run():

@@ -116,7 +116,8 @@ def add_lif(c: state.Cluster, lif: dict) -> state.Lif:
         lif["name"], lif["address"], lif.get("vserver", c.name),
         data_protocols=lif.get("data_protocols", ["nfs"] if role == "data" else []),
         role=role, node=lif.get("node", c.nodes[0]),
-        port=lif.get("port", "e0d" if role == "data" else "e0c"))
+        port=lif.get("port", "e0d" if role == "data" else "e0c"),
+        auto_revert=bool(lif.get("auto_revert", False)))
     return c.lifs[lif["name"]]
 
 
@@ -126,11 +127,14 @@ def _size(v) -> int:
 
 def bootstrap(root: Path, cluster_name: str = "cluster1", nodes: list[str] | None = None,
               aggregates: list[dict] | None = None, vservers: list | None = None,
-              lifs: list[dict] | None = None, version: str | None = None) -> state.Cluster:
-    """Write the initial cluster: nodes, aggregates, data SVMs (each with its 1GB root
-    volume, NFS v3/v4.0/v4.1 enabled as on the TR's systems, pNFS off, default export
-    policy), LIFs; plus passwords and the SSH host key directory. Idempotent: an existing
-    state is left alone and returned."""
+              lifs: list[dict] | None = None, version: str | None = None,
+              timing: dict | None = None) -> state.Cluster:
+    """Write the initial cluster: nodes (paired for storage failover), aggregates, data SVMs
+    (each with its 1GB root volume, NFS v3/v4.0/v4.1 enabled as on the TR's systems, pNFS
+    off, default export policy), LIFs; plus passwords and the SSH host key directory.
+    ``timing`` may set the stand-in's modelled times (``takeover_seconds``,
+    ``giveback_seconds``, ``migrate_seconds``; state.py has the defaults and why).
+    Idempotent: an existing state is left alone and returned."""
     root = Path(root)
     ensure_passwords(root)
     f = root / "ontap" / "state.json"
@@ -140,6 +144,14 @@ def bootstrap(root: Path, cluster_name: str = "cluster1", nodes: list[str] | Non
     with state.transaction(root) as c:
         c.name = cluster_name
         c.nodes = list(nodes)
+        for n in nodes:
+            c.ha(n)
+        for k, v in (timing or {}).items():
+            if k not in ("takeover_seconds", "giveback_seconds", "migrate_seconds") or \
+                    isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 3600:
+                raise ValueError(f"lab ONTAP timing {k}={v!r}: takeover_seconds, "
+                                 "giveback_seconds or migrate_seconds, 0 to 3600 seconds")
+            setattr(c, k, float(v))
         if version:
             c.version = version
         c.vservers[cluster_name] = state.Vserver(cluster_name, type="admin", nfs_v3=False,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import textwrap
 import time
 import uuid as _uuid
 import zlib
@@ -1002,7 +1003,11 @@ def aggr_show(ctx, a):
     def nvols(g):
         return str(sum(1 for v in c.volumes.values() if g.name in v.aggregates))
     reg = {"aggregate": ("Aggregate", lambda g: g.name, "admin"),
-           "node": ("Node", lambda g: g.node, "admin"),
+           # ONTAP's Nodes column and -node field: the current owner (the partner during
+           # a takeover); home-name/owner-name tell the two apart.
+           "node": ("Node", lambda g: g.current_node, "admin"),
+           "home-name": ("Home Name", lambda g: g.node, "admin"),
+           "owner-name": ("Owner Name", lambda g: g.current_node, "admin"),
            "size": ("Size", lambda g: units.format_size(g.size), "admin"),
            "availsize": ("Available", lambda g: units.format_size(g.size - _aggr_used(c, g, ctx.root)), "admin"),
            "percent-used": ("Used Percentage", lambda g: f"{int(_aggr_used(c, g, ctx.root) * 100 / g.size)}%", "admin"),
@@ -1299,7 +1304,8 @@ def lif_show(ctx, a):
            "curr-port": ("Current Port", lambda l: l.curr_port or l.port, "admin"),
            "status-oper": ("Operational Status", lambda l: "up", "admin"),
            "status-admin": ("Administrative Status", lambda l: "up", "admin"),
-           "is-home": ("Is Home", lambda l: _bool(_is_home(l)), "admin")}
+           "is-home": ("Is Home", lambda l: _bool(_is_home(l)), "admin"),
+           "auto-revert": ("Auto Revert", lambda l: _bool(l.auto_revert), "admin")}
 
     def default(rows):
         cols = [Col("Vserver", 11), Col("Logical\nInterface", 10), Col("Status\nAdmin/Oper", 10),
@@ -1324,6 +1330,16 @@ def lif_show(ctx, a):
 def _is_home(lif: state.Lif) -> bool:
     return (not lif.curr_node or lif.curr_node == lif.node) and \
         (not lif.curr_port or lif.curr_port == lif.port)
+
+
+def _move_lif(c: state.Cluster, lif: state.Lif, node: str, port: str, until: float) -> None:
+    """Put a LIF on node:port ("" when that is home); if that moves it, it is away (its NFS
+    service refuses sessions) until ``until``, a wall-clock time."""
+    home = lif.node or (c.nodes[0] if c.nodes else "")
+    before = (lif.curr_node or home, lif.curr_port or lif.port)
+    lif.curr_node, lif.curr_port = ("", "") if (node, port) == (home, lif.port) else (node, port)
+    if (lif.curr_node or home, lif.curr_port or lif.port) != before:
+        lif.moving_until = until
 
 
 def _lif(c: state.Cluster, vserver: str, name: str) -> state.Lif:
@@ -1354,8 +1370,8 @@ def lif_migrate(ctx, a):
         node = a["destination-node"]
         if node not in c.nodes:
             raise _fail(f'Node "{node}" does not exist in the cluster.')
-        lif.curr_node = node
-        lif.curr_port = a.get("destination-port", lif.curr_port or lif.port)
+        _move_lif(c, lif, node, a.get("destination-port", lif.curr_port or lif.port),
+                  time.time() + c.migrate_seconds)
         return ""
 
 
@@ -1367,7 +1383,7 @@ def lif_migrate(ctx, a):
 def lif_revert(ctx, a):
     with state.transaction(ctx.root) as c:
         lif = _lif(c, a["vserver"], a["lif"])
-        lif.curr_node = lif.curr_port = ""
+        _move_lif(c, lif, lif.node, lif.port, time.time() + c.migrate_seconds)
         return ""
 
 
@@ -1454,6 +1470,265 @@ def conn_show(ctx, a):
             out += text[3:]
         return "\n".join(out) + render.entries(len(rs))
     return _show(rows, a, ctx, reg, ["node", "cid"], default)
+
+
+# --- storage failover ---------------------------------------------------------------------------
+# ONTAP's HA takeover and giveback (ONTAP 9 command reference: storage failover show,
+# takeover, giveback, show-takeover, show-giveback). `takeover -ofnode N` (or `-bynode P`):
+# N's partner P takes N's aggregates and N's data LIFs move to P's port of the same name;
+# `giveback -ofnode N` sends the aggregates home, and the data LIFs of N with -auto-revert
+# true go home with them ("LIF failover and giveback", ONTAP's network management docs: a LIF
+# reverts to its home node when auto-revert is true and its home port can host it); the
+# others stay on P until `network interface revert`. Each takes the state's modelled time,
+# during which the moved LIFs refuse NFS sessions (the client outage of a takeover).
+#
+# From the documentation: the parameters, the show columns (Node, Partner, Takeover
+# Possible, State Description), "Connected to <partner>", the giveback states "Partial
+# giveback" and "Waiting for cluster applications to come online on the local node",
+# show-giveback's "No aggregates to give back" / "Done" / "In progress", and giveback's
+# "Info: Run the storage failover show-giveback command..." line. Modelled: "In takeover",
+# "Waiting for giveback (HA mailboxes)", "Non-HA mode", show-takeover's layout, and every
+# refusal's wording.
+NODE_HINT = "{<nodename>|local}"
+TAKEOVER_OPTIONS = ("normal", "immediate", "allow-version-mismatch",
+                    "allow-disk-inventory-mismatch", "force")
+TREE.describe(("storage", "failover"), "Manage storage failover")
+
+
+def _node_arg(c: state.Cluster, a: dict, name: str) -> str:
+    """A -<name> {<nodename>|local} value: a node of the cluster ("local": the node the
+    session runs on, the stand-in's first node)."""
+    v = a[name]
+    if v == "local" and c.nodes:
+        return c.nodes[0]
+    if v not in c.nodes:
+        raise CliError(f'Error: "{v}" is an invalid value for field "-{name} {NODE_HINT}"')
+    return v
+
+
+def _one_of(a: dict, x: str, y: str) -> str:
+    if (x in a) == (y in a):
+        raise CliError(f'Error: Specify exactly one of "-{x}" or "-{y}".')
+    return x if x in a else y
+
+
+def _ha_phase(c: state.Cluster, node: str, now: float) -> str:
+    """normal | taking-over | taken-over (this node's storage is on its partner) |
+    in-takeover | giving-back (to this node) | giving-back-partner."""
+    ha = c.ha(node)
+    if ha.taken_over_by:
+        return "taken-over"
+    if ha.partner:
+        p = c.ha(ha.partner)
+        if p.taken_over_by == node:
+            return "in-takeover"
+        if now < p.giveback_end:
+            return "giving-back-partner"
+    if now < ha.giveback_end:
+        return "giving-back"
+    return "normal"
+
+
+def _ha_row(c: state.Cluster, node: str, now: float) -> dict:
+    ha = c.ha(node)
+    phase = _ha_phase(c, node, now)
+    if not ha.partner:
+        possible, desc = "false", "Non-HA mode"
+    elif phase == "taken-over":
+        possible, desc = "-", "Waiting for giveback (HA mailboxes)"
+    elif phase == "in-takeover":
+        possible, desc = "false", "In takeover"
+    elif phase == "giving-back":
+        possible, desc = "false", (f"Connected to {ha.partner}, Waiting for cluster "
+                                   "applications to come online on the local node")
+    elif phase == "giving-back-partner":
+        possible, desc = "false", f"Connected to {ha.partner}, Partial giveback"
+    else:
+        possible, desc = "true", f"Connected to {ha.partner}"
+    return {"node": node, "partner-name": ha.partner or "-", "possible": possible,
+            "state-description": desc, "enabled": _bool(bool(ha.partner)),
+            "mode": "ha" if ha.partner else "non_ha", "auto-giveback": "true"}
+
+
+@command("storage failover show", [
+    P("node", "query", positional=True, help="Node"),
+    P("partner-name", "query", help="Partner Name"),
+    P("possible", "query", help="Takeover Possible"),
+    P("state-description", "query", help="State Description"),
+    P("fields", "fields", help="Fields to display"), P("instance", "flag", help="Display all fields")],
+    help="Display storage failover status")
+def failover_show(ctx, a):
+    c = state.load(ctx.root)
+    now = time.time()
+    rows = [_ha_row(c, n, now) for n in c.nodes]
+    keys = ["node", "partner-name", "possible", "state-description", "enabled", "mode",
+            "auto-giveback"]
+    rows = _filter(rows, a, {k: (lambda r, k=k: r[k]) for k in keys})
+    labels = {"node": "Node", "partner-name": "Partner Name", "possible": "Takeover Possible",
+              "state-description": "State Description", "enabled": "Takeover Enabled",
+              "mode": "HA Mode", "auto-giveback": "Auto Giveback Enabled"}
+    reg = {k: (labels[k], (lambda r, k=k: r[k]), "admin") for k in keys}
+
+    def default(rs):
+        cols = [Col("\nNode", 14), Col("\nPartner", 14), Col("Takeover\nPossible", 8),
+                Col("\nState Description", 37)]
+        body = []
+        for r in rs:
+            first, *more = textwrap.wrap(r["state-description"], 37) or [""]
+            body.append([r["node"], r["partner-name"], r["possible"], first])
+            body += [["", "", "", m] for m in more]
+        return render.table(cols, body, footer=False) + render.entries(len(rs))
+    return _show(rows, a, ctx, reg, ["node"], default)
+
+
+@command("storage failover takeover", [
+    P("ofnode", "text", help="Node to Takeover", placeholder=NODE_HINT),
+    P("bynode", "text", help="Node Initiating Takeover", placeholder=NODE_HINT),
+    P("option", "enum", choices=TAKEOVER_OPTIONS, help="Takeover Option")],
+    help="Take over the storage of a node's partner")
+def failover_takeover(ctx, a):
+    # -option is accepted as ONTAP accepts it; every option takes the same modelled time.
+    which = _one_of(a, "ofnode", "bynode")
+    with state.transaction(ctx.root) as c:
+        now = time.time()
+        named = _node_arg(c, a, which)
+        partner = c.ha(named).partner
+        if not partner:
+            raise _fail("Failed to initiate takeover. Reason: Takeover is not possible: node "
+                        f'"{named}" has no HA partner (non-HA mode).')
+        victim, taker = (named, partner) if which == "ofnode" else (partner, named)
+        for n in (victim, taker):
+            ha = c.ha(n)
+            if ha.taken_over_by:
+                raise _fail(f'Failed to initiate takeover. Reason: Node "{n}" is already '
+                            f'taken over by "{ha.taken_over_by}".')
+            if now < ha.giveback_end:
+                raise _fail(f'Failed to initiate takeover. Reason: A giveback to node "{n}" '
+                            "is in progress.")
+        ha = c.ha(victim)
+        ha.taken_over_by = taker
+        ha.takeover_start, ha.takeover_end = now, now + c.takeover_seconds
+        for g in c.aggregates.values():
+            if g.node == victim:
+                g.owner = taker
+        for lif in c.lifs.values():
+            if lif.role == "data" and (lif.curr_node or lif.node) == victim:
+                _move_lif(c, lif, taker, lif.curr_port or lif.port, ha.takeover_end)
+    return ""
+
+
+@command("storage failover giveback", [
+    P("ofnode", "text", help="Node to which Control is Givenback", placeholder=NODE_HINT),
+    P("fromnode", "text", help="Node Initiating Giveback", placeholder=NODE_HINT),
+    P("require-partner-waiting", "bool", help="Require Partner in Waiting"),
+    P("override-vetoes", "bool", help="Override Vetoes")],
+    help="Return failed-over storage to its home node")
+def failover_giveback(ctx, a):
+    # The stand-in has no subsystem that vetoes a giveback: -override-vetoes changes nothing.
+    which = _one_of(a, "ofnode", "fromnode")
+    with state.transaction(ctx.root) as c:
+        now = time.time()
+        named = _node_arg(c, a, which)
+        if which == "ofnode":
+            home, taker, giver = named, c.ha(named).taken_over_by, c.ha(named).partner or named
+        else:
+            home = next((n for n in c.nodes if c.ha(n).taken_over_by == named), "")
+            taker = giver = named
+        if not taker or not home:
+            raise _fail(f'Failed to initiate giveback. Reason: Node "{giver}" is not in '
+                        "takeover state.")
+        ha = c.ha(home)
+        if now < ha.takeover_end:
+            raise _fail(f'Failed to initiate giveback. Reason: The takeover of node "{home}" '
+                        "is in progress.")
+        ha.taken_over_by = ""
+        ha.giveback_start, ha.giveback_end = now, now + c.giveback_seconds
+        for g in c.aggregates.values():
+            if g.node == home:
+                g.owner = ""
+        for lif in c.lifs.values():
+            if lif.role == "data" and lif.auto_revert and (lif.node or c.nodes[0]) == home \
+                    and lif.curr_node == taker:
+                _move_lif(c, lif, home, lif.port, ha.giveback_end)
+    return "Info: Run the storage failover show-giveback command to check giveback status."
+
+
+def _aggr_status(end: float, now: float) -> str:
+    return "Done" if now >= end else "In progress"
+
+
+@command("storage failover show-takeover", [
+    P("node", "query", positional=True, help="Node"),
+    P("fields", "fields", help="Fields to display"), P("instance", "flag", help="Display all fields")],
+    help="Display takeover status")
+def failover_show_takeover(ctx, a):
+    c = state.load(ctx.root)
+    now = time.time()
+    rows = []
+    for n in c.nodes:
+        ha = c.ha(n)
+        took = [m for m in c.nodes if c.ha(m).taken_over_by == n]
+        if took:
+            end = max(c.ha(m).takeover_end for m in took)
+            status = "Takeover in progress" if now < end else "Takeover completed"
+        elif ha.taken_over_by:
+            status = f"Taken over by {ha.taken_over_by}"
+        else:
+            status = "Not attempting takeover" if ha.partner else "Non-HA mode"
+        aggrs = [(g.name, _aggr_status(c.ha(g.node).takeover_end, now))
+                 for g in sorted(c.aggregates.values(), key=lambda g: g.name)
+                 if g.owner == n]
+        rows.append({"node": n, "node-status": status, "aggregates": aggrs})
+    rows = _filter(rows, a, {"node": lambda r: r["node"]})
+    reg = {"node": ("Node", lambda r: r["node"], "admin"),
+           "node-status": ("Node Takeover Status", lambda r: r["node-status"], "admin")}
+
+    def default(rs):
+        cols = [Col("Node", 14), Col("Aggregate", 17), Col("Takeover Status", 45)]
+        body = []
+        for r in rs:
+            body.append([r["node"], "", r["node-status"]])
+            body += [["", name, st] for name, st in r["aggregates"]]
+        return render.table(cols, body, footer=False) + render.entries(len(rs))
+    return _show(rows, a, ctx, reg, ["node"], default)
+
+
+@command("storage failover show-giveback", [
+    P("node", "query", positional=True, help="Node"),
+    P("fields", "fields", help="Fields to display"), P("instance", "flag", help="Display all fields")],
+    help="Display giveback status")
+def failover_show_giveback(ctx, a):
+    c = state.load(ctx.root)
+    now = time.time()
+    rows = []
+    for n in c.nodes:
+        # the partner's aggregates this node holds (in takeover) or last gave back
+        p = c.ha(n).partner
+        ph = c.ha(p) if p else None
+        if ph is None or not (ph.taken_over_by == n or ph.giveback_end):
+            aggrs = []
+        else:
+            st = "Not attempted yet" if ph.taken_over_by == n else \
+                _aggr_status(ph.giveback_end, now)
+            aggrs = [(g.name, st) for g in sorted(c.aggregates.values(), key=lambda g: g.name)
+                     if g.node == p]
+        rows.append({"node": n, "aggregates": aggrs})
+    rows = _filter(rows, a, {"node": lambda r: r["node"]})
+    reg = {"node": ("Node", lambda r: r["node"], "admin"),
+           "aggregates": ("Partner Aggregates", lambda r: ",".join(x for x, _ in r["aggregates"])
+                          or "-", "admin")}
+
+    def default(rs):
+        cols = [Col("\nNode", 14), Col("Partner\nAggregate", 17), Col("\nGiveback Status", 45)]
+        body = []
+        for r in rs:
+            if not r["aggregates"]:
+                body.append([r["node"], "No aggregates to give back"])
+                continue
+            body.append([r["node"], "", ""])
+            body += [["", name, st] for name, st in r["aggregates"]]
+        return render.table(cols, body, footer=False) + render.entries(len(rs))
+    return _show(rows, a, ctx, reg, ["node"], default)
 
 
 # --- statistics ---------------------------------------------------------------------------------

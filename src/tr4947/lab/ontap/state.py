@@ -1,4 +1,5 @@
-"""The lab ONTAP stand-in's state: SVMs, LIFs, aggregates and volumes, persisted as JSON.
+"""The lab ONTAP stand-in's state: SVMs, LIFs, aggregates, volumes and the nodes' storage
+failover (HA) state with its modelled times, persisted as JSON.
 
 This is the contract between the stand-in's clustershell/REST front ends (which change it)
 and lab storage (which reads it to decide how a mount behaves). Every volume owns a backing
@@ -88,10 +89,16 @@ class Lif:
     node: str = ""                             # home node (network interface show)
     port: str = "e0d"                          # home port (cosmetic)
     netmask_length: int = 8                    # loopback /8
-    # Where it is now (`network interface migrate`/`revert`); "" means at home. The lab's
-    # NFS service drops the connections on the LIF's address when it moves.
+    # Where it is now (`network interface migrate`/`revert`, storage failover); "" means at
+    # home. The lab's NFS service drops the connections on the LIF's address when it moves.
     curr_node: str = ""
     curr_port: str = ""
+    # Wall-clock time (time.time(), so every process reads it alike) until which the LIF is
+    # moving: its NFS service refuses new sessions until then (see tr4947.lab.nfs4state).
+    moving_until: float = 0.0
+    # ONTAP's -auto-revert: whether the LIF goes home by itself once its home node is back
+    # (on giveback). ONTAP's default for `network interface create` is false.
+    auto_revert: bool = False
 
 
 @dataclass
@@ -124,6 +131,39 @@ class Aggregate:
     size: int                                  # bytes
     # Name of an attached object store (FabricPool, as FSx for ONTAP's aggregates have), or "".
     object_store: str = ""
+    # The node that owns it now, "" meaning its home node (``node``); differs only while the
+    # home node is taken over (`storage failover takeover`).
+    owner: str = ""
+
+    @property
+    def current_node(self) -> str:
+        return self.owner or self.node
+
+
+@dataclass
+class Failover:
+    """One node's storage-failover (HA) state. The two nodes of an HA pair are each other's
+    partner; a node without one (a one-node cluster) cannot be taken over."""
+    node: str
+    partner: str = ""
+    taken_over_by: str = ""                    # "" unless in takeover
+    # The last takeover and giveback of this node, wall-clock times (time.time()) so the NFS
+    # service and the CLI, in other processes, see the same window.
+    takeover_start: float = 0.0
+    takeover_end: float = 0.0
+    giveback_start: float = 0.0
+    giveback_end: float = 0.0
+
+
+# The stand-in's modelled times (seconds), not measured on any ONTAP system; `lab up` may set
+# them (bootstrap's ``timing``). Takeover and giveback: ONTAP's giveback reference says
+# relocating an SFO aggregate takes "anywhere from a few seconds to a couple of minutes",
+# client outage included; 5 s is the low end of that, so a drill still runs in seconds. A LIF
+# migration: 1 s, as the lab's NFS service used before this was kept in the state (ONTAP
+# documents that a manual migration can take up to 15 s).
+TAKEOVER_SECONDS = 5.0
+GIVEBACK_SECONDS = 5.0
+MIGRATE_SECONDS = 1.0
 
 
 @dataclass
@@ -141,6 +181,20 @@ class Cluster:
     # lab cluster has run no job yet, so its first job is 1.
     next_job_id: int = 1
     jobs: list[dict] = field(default_factory=list)
+    # Storage failover: node -> its HA state (see ha(); missing in older state files).
+    failover: dict[str, Failover] = field(default_factory=dict)
+    takeover_seconds: float = TAKEOVER_SECONDS
+    giveback_seconds: float = GIVEBACK_SECONDS
+    migrate_seconds: float = MIGRATE_SECONDS
+
+    def ha(self, node: str) -> Failover:
+        """A node's HA state. Nodes pair up in the order they were listed (01 with 02, 03 with
+        04), as a cluster of two-node HA pairs does; an odd node out has no partner."""
+        if node not in self.failover:
+            i = self.nodes.index(node)
+            j = i ^ 1
+            self.failover[node] = Failover(node, self.nodes[j] if j < len(self.nodes) else "")
+        return self.failover[node]
 
     def data_vservers(self) -> list[Vserver]:
         return [v for v in self.vservers.values() if v.type == "data"]
@@ -278,11 +332,12 @@ def _state_file(root: Path | None) -> Path:
 
 def _decode(raw: dict) -> Cluster:
     c = Cluster(**{k: v for k, v in raw.items()
-                   if k not in ("aggregates", "vservers", "lifs", "volumes")})
+                   if k not in ("aggregates", "vservers", "lifs", "volumes", "failover")})
     c.aggregates = {k: Aggregate(**v) for k, v in raw.get("aggregates", {}).items()}
     c.vservers = {k: Vserver(**v) for k, v in raw.get("vservers", {}).items()}
     c.lifs = {k: Lif(**v) for k, v in raw.get("lifs", {}).items()}
     c.volumes = {k: Volume(**v) for k, v in raw.get("volumes", {}).items()}
+    c.failover = {k: Failover(**v) for k, v in raw.get("failover", {}).items()}
     return c
 
 
