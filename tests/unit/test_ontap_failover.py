@@ -109,9 +109,10 @@ def test_show_before_during_and_after(root):
                           N2: (N1, "true", f"Connected to {N1}")}
     ok(root, f"storage failover takeover -bynode {N2}")          # the same takeover
     assert show(root) == {N1: (N2, "-", "Waiting for giveback (HA mailboxes)"),
-                          N2: (N1, "false", "In takeover")}
+                          N2: (N1, "false", "Takeover in progress")}
     assert "Takeover in progress" in ok(root, "storage failover show-takeover")
     wait_past(state.load(root).ha(N1).takeover_end)
+    assert show(root)[N2] == (N1, "false", "In takeover")
     out = ok(root, "storage failover show-takeover")
     assert "Takeover completed" in out and "Done" in out
     assert "Not attempted yet" in ok(root, f"storage failover show-giveback -node {N2}")

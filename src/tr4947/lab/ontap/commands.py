@@ -1483,7 +1483,7 @@ def conn_show(ctx, a):
 # during which the moved LIFs refuse NFS sessions (the client outage of a takeover).
 #
 # From the documentation: the parameters, the show columns (Node, Partner, Takeover
-# Possible, State Description), "Connected to <partner>", the giveback states "Partial
+# Possible, State Description), "Connected to <partner>", "Takeover in progress", the giveback states "Partial
 # giveback" and "Waiting for cluster applications to come online on the local node",
 # show-giveback's "No aggregates to give back" / "Done" / "In progress", and giveback's
 # "Info: Run the storage failover show-giveback command..." line. Modelled: "In takeover",
@@ -1537,7 +1537,10 @@ def _ha_row(c: state.Cluster, node: str, now: float) -> dict:
     elif phase == "taken-over":
         possible, desc = "-", "Waiting for giveback (HA mailboxes)"
     elif phase == "in-takeover":
-        possible, desc = "false", "In takeover"
+        # The taker says so once it holds the partner's storage, not while it takes it over
+        # (what a drill polls for before the giveback).
+        busy = now < c.ha(ha.partner).takeover_end
+        possible, desc = "false", "Takeover in progress" if busy else "In takeover"
     elif phase == "giving-back":
         possible, desc = "false", (f"Connected to {ha.partner}, Waiting for cluster "
                                    "applications to come online on the local node")
