@@ -1,11 +1,13 @@
 """The failure drills on a lab of their own: each drill leaves the lab as it found it.
 
-After DRL-0 and after each of the drills that change the most (DRL-2 moves a LIF, DRL-3
-shrinks and grows a volume and restarts a broker, DRL-5 kills a host, moves its address to the
-standby and back), the lab is read through its back door (the hosts' namespaces and the ONTAP
+After DRL-0 and after each of the drills that change the most (DRL-2 moves a LIF, DRL-6 has
+the partner node take over broker 1's storage and give it back, DRL-3 shrinks and grows a
+volume and restarts a broker, DRL-5 kills a host, moves its address to the standby and back),
+the lab is read through its back door (the hosts' namespaces and the ONTAP
 stand-in's state file, so nothing of the procedure's own reading is trusted): every host has
 the addresses, NFS mounts (with their client layer's mode) and Kafka process it had, the
-volumes their sizes, the LIFs their nodes, and every broker serves. Each drill also lost no
+volumes their sizes, the LIFs and aggregates their nodes, no node is taken over, and every
+broker serves. Each drill also lost no
 acknowledged record. The comparison itself must be able to fail: a LIF left on the partner
 node is seen."""
 from __future__ import annotations
@@ -42,7 +44,9 @@ def looked_at(tl) -> dict:
     return {"hosts": hosts,
             "volumes": {k: v.size for k, v in c.volumes.items() if k.endswith("kafka_nfs_b1")},
             "lifs": {l.name: (l.curr_node or l.node, l.curr_port or l.port)
-                     for l in c.lifs.values() if l.role == "data"}}
+                     for l in c.lifs.values() if l.role == "data"},
+            "aggregates": {g.name: g.current_node for g in c.aggregates.values()},
+            "taken_over": {n: c.ha(n).taken_over_by for n in c.nodes}}
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +73,14 @@ def test_the_drills_leave_the_lab_as_they_found_it(lab, drills):
     assert all("no passthrough" in m[3] for h in HOSTS[4:7] for m in found["hosts"][h][1])
     drills.lif_migration(2)
     assert looked_at(lab) == found, "after DRL-2"
+    drills.storage_failover(6)
+    assert looked_at(lab) == found, "after DRL-6"
+    # The client layer measured its own outage at the takeover: the LIF refused sessions
+    # for the stand-in's modelled takeover time, then the client's backoff found it again.
+    window = state.load(lab.root).takeover_seconds
+    drl6 = next(o for o in drills.outcomes if o.drill == "DRL-6")
+    outage = drl6.runs[0].extra["NFS client outage at the takeover (s)"]
+    assert window - 0.5 <= outage <= window + 4, (outage, window)
     drills.volume_full(2000, 90)
     assert looked_at(lab) == found, "after DRL-3"
     drills.host_loss(5)
@@ -78,7 +90,8 @@ def test_the_drills_leave_the_lab_as_they_found_it(lab, drills):
         assert o.unchanged, (o.drill, o.cluster)
         assert len(o.runs) == 1
     assert {(o.drill, o.cluster) for o in drills.outcomes} == {
-        ("DRL-2", "nfs"), ("DRL-3", "nfs"), ("DRL-5", "das"), ("DRL-5", "nfs")}
+        ("DRL-2", "nfs"), ("DRL-6", "nfs"), ("DRL-3", "nfs"), ("DRL-5", "das"),
+        ("DRL-5", "nfs")}
     # DRL-5 on NFS waited for the dead client's lock, about the SVM's 30 s lease
     nfs5 = next(o for o in drills.outcomes if o.drill == "DRL-5" and o.cluster == "nfs")
     held = nfs5.runs[0].extra["lock held after the failure (s)"]

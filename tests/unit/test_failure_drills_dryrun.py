@@ -55,6 +55,7 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
     dry.volume_full(2000, 90)
     dry.partition(15)
     dry.host_loss(10)
+    dry.storage_failover(15)
     dry.restore()
     dry.summary()
     planned = plans(dry)
@@ -69,7 +70,10 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
             ("DRL-5", "kill -KILL"),
             ("DRL-5", "ip addr add \"$ADDRESS\""),
             ("DRL-5", "kafka-storage.sh format"),
-            ("DRL-5", "mount -t nfs -o \"vers=4.1${OPTIONS:+,$OPTIONS}\" \"$VOLUME\"")]:
+            ("DRL-5", "mount -t nfs -o \"vers=4.1${OPTIONS:+,$OPTIONS}\" \"$VOLUME\""),
+            ("DRL-6", "storage failover takeover -ofnode"),
+            ("DRL-6", "storage failover giveback -ofnode"),
+            ("DRL-6", "network interface revert -vserver svm_kafka -lif lif_kafka_1")]:
         assert any(p == proc and what in c for p, c in planned), f"{proc} did not plan {what}:\n{text}"
     # No lab-only step in a real target's plan: no lab mount option, no lab hook; DRL-1,
     # whose fault has no real counterpart, is refused with its reason before it runs.

@@ -123,7 +123,7 @@ def _model_word(x: str, tr: Translator) -> str:
         "ontap-lease": tr._("the ONTAP stand-in's NFSv4 lease"),
         "ontap-space": tr._("the ONTAP stand-in's space accounting"),
         "fsx-moto": tr._("moto's model of the FSx API"),
-        "modelled-timing": tr._("a timing the lab models (the LIF move's pause)"),
+        "modelled-timing": tr._("a timing the lab models (a LIF move's pause, a takeover's or giveback's time)"),
     }.get(x, x)
 
 

@@ -1,4 +1,4 @@
-"""DRL-0..DRL-5: failure drills. What Kafka on NFS (and on DAS, where the fault exists there)
+"""DRL-0..DRL-6: failure drills. What Kafka on NFS (and on DAS, where the fault exists there)
 does when its storage, its network or a whole host fails, with every acknowledged record
 checked afterwards.
 
@@ -21,6 +21,9 @@ DRL-4  Network partition: broker 1's host loses its link for a set time (DAS and
 DRL-5  Hard host loss: broker 1's host goes off the network and every process on it dies at
        once; the standby takes over its address and node id (DAS: empty disk; NFS: the same
        volume, whose NFSv4 lock the dead client still holds until its lease runs out).
+DRL-6  Storage failover: the HA partner takes over the node that owns broker 1's data LIF and
+       aggregate (``storage failover takeover``), then gives it back (``giveback``) and the
+       LIF goes home, as in every nondisruptive upgrade.
 
 Per run (one fault): time to detect (the cluster takes broker 1 out of an in-sync replica set
 or fences it), time until the producer's partitions all acknowledge again, time until every
@@ -34,14 +37,14 @@ The package, in the chapter's order:
     harness             what every drill shares (DRL-0): the clusters, the load around a
                         drill, measuring each fault, waiting for recovery, the lab's state
     sides, runs         a cluster as the drills use it; a fault and a drill's outcome
-    drl1_pause .. drl5_host_loss
+    drl1_pause .. drl6_storage_failover
                         one module per drill, each a ``run(harness, ...)``
     report              each drill's table, load record and verdict; the summary
 """
 from __future__ import annotations
 
 from . import (drl1_pause, drl2_lif_migration, drl3_volume_full, drl4_partition,
-               drl5_host_loss, report)
+               drl5_host_loss, drl6_storage_failover, report)
 from .drl3_volume_full import SPACE_CLAIM, nearly_full_mb
 from .drl5_host_loss import LEASE_CLAIM, TAKEOVER_CONFIG
 from .harness import (LEAD_CUT_S, LOG_PATTERN, NO_PASSTHROUGH, PRODUCER_CONFIG, SNIP, TOPIC,
@@ -57,7 +60,7 @@ __all__ = ["FailureDrills", "Harness", "Side", "SideRecords", "sides", "Run", "O
 
 
 class FailureDrills:
-    """DRL-0..DRL-5 on the target's ``das`` and ``nfs`` clusters (see the module doc): the
+    """DRL-0..DRL-6 on the target's ``das`` and ``nfs`` clusters (see the module doc): the
     steps the notebook calls, in its order; what they share is the Harness."""
 
     def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
@@ -87,6 +90,11 @@ class FailureDrills:
     def host_loss(self, down_s: float) -> None:
         """DRL-5: broker 1's host fails at once; the spare takes over (on each cluster)."""
         drl5_host_loss.run(self.harness, down_s)
+
+    def storage_failover(self, held_s: float) -> None:
+        """DRL-6: the partner takes over broker 1's storage node, gives it back after
+        ``held_s``; the LIF goes home."""
+        drl6_storage_failover.run(self.harness, held_s)
 
     def restore(self) -> None:
         """After the drills: the NFS brokers' volumes mounted as they were (DRL-0)."""

@@ -11,6 +11,9 @@ from .report import not_run, report
 from .runs import Run
 from .sides import Side
 
+#: The client's measured outages, as the run's columns (lab only: the NFS layer reports them).
+OUTAGE_KEYS = ("NFS client outage at the move (s)", "NFS client outage at the move back (s)")
+
 
 def run(harness: Harness, away_s: float) -> None:
     """DRL-2: the data LIF broker 1 mounts from moves to the partner node and, ``away_s``
@@ -38,6 +41,7 @@ def run(harness: Harness, away_s: float) -> None:
     def inject(s: Side, n: int, w) -> Run | None:
         before = harness.t.run_snippet(SNIP + "DRL-2-nfsstat.sh", s.b1.name, read_only=True,
                                        needs=harness.setup)
+        measured = harness.client_outages(s)
         r1 = harness.t.run_snippet(SNIP + "DRL-2-lif-migrate.ontap", harness.ontap, check=True,
                                    node=partner, **args)
         fault = time.time()
@@ -59,6 +63,8 @@ def run(harness: Harness, away_s: float) -> None:
         run = Run("DRL-2", s.name, n, fault, heal)
         harness.recovered(w, run, "the LIF moves")
         time.sleep(2)
+        for key, seconds in zip(OUTAGE_KEYS, harness.outages_since(s, measured)):
+            run.extra[key] = seconds
         if n == 0:
             after = harness.t.run_snippet(SNIP + "DRL-2-nfsstat.sh", s.b1.name, read_only=True)
             s.rec.show("DRL-2", f"{s.b1.name}: the NFS client's counters before the "

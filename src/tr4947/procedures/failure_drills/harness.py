@@ -6,6 +6,7 @@ waits for recovery, and reads what the lab looks like (state) to tell whether a 
 it as it found it."""
 from __future__ import annotations
 
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -290,6 +291,30 @@ class Harness:
                 print(f"{what}: the lab differs from before the drill in {k}: "
                       f"{before[k]} -> {now[k]}")
         return now == before
+
+    # --- the lab's NFS client layer's own account of its outages ------------------------------------
+    def client_outages(self, s: Side) -> dict | None:
+        """What the lab's NFS layer on broker 1's mount says of its outages (reconnections,
+        the last few outages in ms), or None where there is no such layer (a real client)."""
+        if not self.hook:
+            return None
+        r = self.t.run_snippet(SNIP + "DRL-0-client-outages.sh", s.b1.name, read_only=True,
+                               check=True, MOUNTPOINT=s.mountpoint)
+        try:
+            server = json.loads(r.stdout.strip().splitlines()[-1])["server"]
+            return {"reconnects": int(server["reconnects"]),
+                    "outages_ms": [int(x) for x in server.get("outages_ms", [])]}
+        except (ValueError, KeyError, IndexError, TypeError):
+            return None
+
+    def outages_since(self, s: Side, before: dict | None) -> list[float]:
+        """The outages (s) broker 1's mount measured since ``before`` (client_outages), oldest
+        first: one per reconnection. Empty without the lab's layer."""
+        after = self.client_outages(s) if before is not None else None
+        if after is None:
+            return []
+        k = after["reconnects"] - before["reconnects"]
+        return [round(ms / 1000, 2) for ms in after["outages_ms"][-k:]] if k > 0 else []
 
     # --- waiting ------------------------------------------------------------------------------------
     def recovered(self, w, r: Run, what: str) -> None:
