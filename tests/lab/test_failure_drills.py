@@ -81,6 +81,7 @@ def test_the_drills_leave_the_lab_as_they_found_it(lab, drills):
     drl6 = next(o for o in drills.outcomes if o.drill == "DRL-6")
     outage = drl6.runs[0].extra["NFS client outage at the takeover (s)"]
     assert window - 0.5 <= outage <= window + 4, (outage, window)
+    assert drl6.runs[0].resume_s is not None, "the producers resumed after the takeover"
     drills.volume_full(2000, 90)
     assert looked_at(lab) == found, "after DRL-3"
     drills.host_loss(5)

@@ -5,6 +5,7 @@ autosize would grow it. The failure drills run it around a volume that fills up 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .nfs_audit import FAIL, PASS, SNIP, default_svm
@@ -35,16 +36,30 @@ class SpaceRow:
 
 
 def fields_table(text: str) -> list[dict[str, str]]:
-    """Rows of an ONTAP ``show ... -fields`` table as {field: value} (its header names the
-    fields; the dashes line and the "entries were displayed" line are skipped)."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    head = next((i for i, line in enumerate(lines) if line.split()[:1] == ["vserver"]
-                 or line.split()[:1] == ["aggregate"]), None)
-    if head is None:
+    """Rows of an ONTAP ``show ... -fields`` table as {field: value}: the header names the
+    fields and the dashes line under it gives each column's place, so a value may hold
+    spaces (``Connected to cluster1-02``). The table ends at the "entries were displayed"
+    line or the next prompt."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    sep = next((i for i, line in enumerate(lines)
+                if i and "-" in line and set(line) <= {"-", " "}), None)
+    if sep is None:
         return []
-    names = lines[head].split()
-    return [dict(zip(names, line.split())) for line in lines[head + 1:]
-            if not set(line.strip()) <= {"-", " "} and len(line.split()) == len(names)]
+    starts = [m.start() for m in re.finditer(r"-+", lines[sep])]
+    names = lines[sep - 1].split()
+    if len(names) != len(starts):
+        return []
+    rows = []
+    for line in lines[sep + 1:]:
+        if DISPLAYED.match(line.strip()) or "::>" in line:
+            break
+        cells = [line[a:b].strip() for a, b in zip(starts, starts[1:] + [None])]
+        if cells[0]:                    # not a wrapped line of the row above
+            rows.append(dict(zip(names, cells)))
+    return rows
+
+
+DISPLAYED = re.compile(r"\d+ entr(y was|ies were) displayed\.$")
 
 
 def parse_volume_space(text: str) -> list[SpaceRow]:
