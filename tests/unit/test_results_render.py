@@ -448,3 +448,17 @@ def test_a_spread_reads_one_way_in_tables_and_sentences(lang, expect):
     said = tr.text("Producers reached 64.4 (46.0-86.2, n=3) MB/s.", "test")
     assert "(46.0–86.2, n=3)" in said or "(46,0–86,2, n=3)" in said, said
     assert "-86" not in said
+
+
+def test_a_wide_table_of_few_rows_is_turned_on_its_side():
+    header = ["Cluster"] + [f"Measure {i} (s)" for i in range(1, 12)]
+    rec = {"id": "DRL-6", "kind": "table", "title": "", "data": {
+        "header": header, "rows": [["NFS"] + [f"{i}.5 (1.0-2.0, n=3)" for i in range(1, 12)]]}}
+    s = _branch(render.render_record(rec, None, lab=True, tr=Translator("en")), pdf=False)
+    body = s.split("|===")[1].strip().splitlines()
+    assert body[0] == "|Cluster |NFS" and len(body) == 12          # one row per measure
+    assert body[1] == "|Measure 1 (s) |1.5 (1.0\u20132.0, n=3)"
+    # ten columns or more rows stay as they are
+    rec["data"]["rows"] *= 4
+    s = _branch(render.render_record(rec, None, lab=True, tr=Translator("en")), pdf=False)
+    assert s.split("|===")[1].strip().splitlines()[0].startswith("|Cluster |Measure 1 (s)")

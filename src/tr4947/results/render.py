@@ -307,6 +307,17 @@ def capitalised(title: str) -> str:
     return title
 
 
+#: A table this wide with this few rows (a drill's one row per cluster) reads better turned on
+#: its side: one row per measure, one column per row of the record, so it fits the page.
+TRANSPOSE_COLUMNS, TRANSPOSE_ROWS = 10, 3
+
+
+def _transposed(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """The first column's values become the header; every other column becomes a row."""
+    return ([header[0]] + [r[0] for r in rows],
+            [[header[i]] + [r[i] for r in rows] for i in range(1, len(header))])
+
+
 def table_block(rec: dict, tr: Translator, where: str) -> str:
     data = rec["data"]
     header = [str(h) for h in data.get("header", [])]
@@ -316,6 +327,8 @@ def table_block(rec: dict, tr: Translator, where: str) -> str:
     order = key_order(header, data.get("key"))
     header = [header[i] for i in order]
     rows = [[r[i] if i < len(r) else "" for i in order] for r in rows]
+    if len(header) > TRANSPOSE_COLUMNS and len(rows) <= TRANSPOSE_ROWS:
+        header, rows = _transposed(header, rows)
     numeric = [bool(cells) and all(_NUMERIC_CELL.match(x) for x in cells)
                for cells in ([r[c] for r in rows if c < len(r) and r[c] not in ("", "-")]
                              for c in range(len(header)))]
