@@ -5,7 +5,7 @@
 
 PY      := .venv/bin/python
 PYTEST  := .venv/bin/pytest
-ANTORA  := npx --no-install antora
+ANTORA  := bash scripts/antora.sh
 
 .PHONY: help setup site site-only test test-full test-fast bench notebook lab-up lab-down lab-status clean
 

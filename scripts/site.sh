@@ -9,9 +9,9 @@
 #   RUNBOOK=0            run no chapter: build the guide from the results as they are
 #   PDF_CACHE=0          convert every edition's PDF, changed or not
 # The PDFs: Antora Assembler converts one per edition with asciidoctor-pdf (about 45 s of CPU
-# each); scripts/pdf-cache.sh, first on the PATH here, keys each by a hash of what it is made
-# of (the assembled pages, the results they include, images, theme) and takes an unchanged
-# one from build/pdf-cache, so a second `make site` with nothing changed converts none.
+# each); scripts/antora.sh keys each by a hash of what it is made of (the assembled pages, the
+# results they include, images, theme) and takes an unchanged one from ~/.cache/tr4947/pdf-cache,
+# so a second `make site` with nothing changed converts none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 now() { printf '%s' "${EPOCHREALTIME/,/.}"; }
@@ -61,15 +61,8 @@ module.exports.register = function () {
 }
 EOF
 export TR4947_SITE_TIMES="$tmp/times.tsv" TR4947_PDF_LOG="$tmp/pdfs.tsv"
-if [ "${PDF_CACHE:-1}" != 0 ] && real_pdf=$(command -v asciidoctor-pdf); then
-  export TR4947_ASCIIDOCTOR_PDF=$real_pdf
-  mkdir "$tmp/bin"
-  printf '#!/bin/sh\nexec bash %q "$@"\n' "$PWD/scripts/pdf-cache.sh" > "$tmp/bin/asciidoctor-pdf"
-  chmod +x "$tmp/bin/asciidoctor-pdf"
-  PATH="$tmp/bin:$PATH"
-fi
 t=$(now)
-npx --no-install antora --extension "$tmp/site-timing.js" antora-playbook.yml
+bash scripts/antora.sh --extension "$tmp/site-timing.js" antora-playbook.yml
 antora_took=$(since "$t")
 # stage S: seconds from the mark before S to S's own mark.
 stage() { awk -F'\t' -v a="$1" -v b="$2" '$1 == a { ta = $2 } $1 == b { tb = $2 }
@@ -80,7 +73,7 @@ if [ -s "$tmp/times.tsv" ]; then
   part "Antora: HTML converted" "$(stage collected navigation)" "pages and navigation"
   pdf_note=""
   if [ -s "$tmp/pdfs.tsv" ]; then
-    pdf_note=$(awk -F'\t' '{ n[$2]++ } END { printf "%d converted, %d unchanged (from build/pdf-cache)", n["built"], n["reused"] }' "$tmp/pdfs.tsv")
+    pdf_note=$(awk -F'\t' '{ n[$2]++ } END { printf "%d converted, %d unchanged (from the PDF cache)", n["built"], n["reused"] }' "$tmp/pdfs.tsv")
   fi
   part "Antora: PDFs" "$(stage navigation pdfs)" "$pdf_note"
   part "Antora: pages composed, published" "$(stage pdfs published)" "with the search index"

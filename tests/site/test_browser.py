@@ -5,6 +5,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
+from ..support.chromium import settled
+
 playwright = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
@@ -19,7 +21,7 @@ def open_page(browser, url, **ctx):
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url}"))
     page.goto(url, wait_until="load")
-    page.wait_for_timeout(300)
+    settled(page)
     return context, page, problems
 
 
@@ -105,7 +107,7 @@ def test_mermaid_is_fetched_only_by_pages_with_a_diagram(browser, site):
                 timeout=60000)
             assert len(fetched) == 1 and fetched[0].endswith("/js/vendor/mermaid.min.js"), fetched
         else:
-            page.wait_for_timeout(500)
+            settled(page)
             assert page.locator(".mermaid").count() == 0 and fetched == [], fetched
         context.close()
 
@@ -129,8 +131,8 @@ def test_phone_width_has_no_page_scroll_and_nav_opens(browser, site):
     nav = page.locator("#nav")
     assert not nav.is_visible() or nav.bounding_box()["x"] < -100
     page.click(".nav-toggle")
-    page.wait_for_timeout(400)
-    assert nav.bounding_box()["x"] >= -1
+    page.wait_for_function("() => document.getElementById('nav').getBoundingClientRect().x >= -1",
+                           timeout=5000)             # it slides in (a CSS transition)
     assert page.get_attribute(".nav-toggle", "aria-expanded") == "true"
     context.close()
 

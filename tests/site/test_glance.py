@@ -21,6 +21,8 @@ import pytest
 
 from tr4947 import paths
 
+from ..support.chromium import settled
+
 EDITIONS = ["", "fr", "ja"]
 LANG = {"": "en", "fr": "fr", "ja": "ja"}
 SHOTS = paths.BUILD / "screenshots"
@@ -31,12 +33,12 @@ def site_pages(site, edition) -> list[Path]:
         sorted((site / "tr4947").glob("*.html"))
 
 
-def visit(context, path: Path, wait=150):
+def visit(context, path: Path):
     page = context.new_page()
     problems = []
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.goto(path.as_uri(), wait_until="load")
-    page.wait_for_timeout(wait)
+    settled(page)
     return page, problems
 
 
@@ -58,16 +60,16 @@ TABLES = """() => [...document.querySelectorAll('article.doc .table-frame')].map
             title: ((f.querySelector('.table-title') || t.querySelector('th') || {}).textContent || '').slice(0, 60)}})"""
 
 
-def walk(browser, site, width, settle=0) -> dict:
-    """Every page of every edition opened once at ``width`` x 900: where its title is (after
-    the nav has scrolled to the current chapter: ``settle`` ms), its script errors, how wide the page is and
-    its tables. One walk serves every test at that width."""
+def walk(browser, site, width) -> dict:
+    """Every page of every edition opened once at ``width`` x 900, settled (the nav has
+    scrolled to the current chapter, the tables and diagrams are laid out): where its title
+    is, its script errors, how wide the page is and its tables. One walk serves every test at
+    that width."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     pages = {}
     for edition in EDITIONS:
         for path in site_pages(site, edition):
             page, problems = visit(context, path)
-            page.wait_for_timeout(settle)
             pages[(edition, path.name)] = {
                 "title": page.evaluate(TITLE), "problems": problems,
                 "page_width": page.evaluate("() => document.documentElement.scrollWidth"),
@@ -80,7 +82,7 @@ def walk(browser, site, width, settle=0) -> dict:
 
 @pytest.fixture(scope="module")
 def at_1400(browser, site):
-    return walk(browser, site, 1400, settle=250)
+    return walk(browser, site, 1400)
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +209,6 @@ def diagrams_on(context, path):
     page, problems = visit(context, path)
     page.wait_for_function("() => [...document.querySelectorAll('.mermaid')].every(e => e.querySelector('svg'))"
                            " && document.querySelector('.mermaid.opens')", timeout=60000)
-    page.wait_for_timeout(200)
     return page, problems, page.evaluate(DIAGRAMS)
 
 

@@ -18,7 +18,6 @@ import pytest
 from tr4947 import paths, targets
 from tr4947.runbook import jupyter
 
-from ..support import chromium
 
 playwright = pytest.importorskip("playwright.sync_api")
 expect = playwright.expect
@@ -86,79 +85,78 @@ def server(tmp_path):
     lab.reset()
 
 
-def test_chapter_runs_cell_by_cell_in_jupyterlab(server):
+def test_chapter_runs_cell_by_cell_in_jupyterlab(server, browser):
     port, url = server
     committed = (paths.REPO / "results" / "lab" / f"{CHAPTER}.json").read_bytes()
     n_code = len([c for c in nbformat.read(paths.REPO / "notebooks" / f"{CHAPTER}.ipynb",
                                            as_version=4).cells if c.cell_type == "code"])
     offsite = []
-    with playwright.sync_playwright() as p:
-        browser = chromium.launch(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
 
-        def only_loopback(route):
-            host = urlparse(route.request.url).hostname
-            if host not in ("127.0.0.1", "localhost"):
-                offsite.append(route.request.url)
-                return route.abort()
-            return route.continue_()
-        page.route("**/*", only_loopback)
-        page.goto(url)
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                               timeout=120_000)
-        # Start from a notebook without outputs (the source has none; a working copy edited
-        # earlier might), so whatever appears is new. A menu click can be lost on a busy machine (the menu closes before the item is
-        # clicked): try again, then say what the page still showed.
+    def only_loopback(route):
+        host = urlparse(route.request.url).hostname
+        if host not in ("127.0.0.1", "localhost"):
+            offsite.append(route.request.url)
+            return route.abort()
+        return route.continue_()
+    page.route("**/*", only_loopback)
+    page.goto(url)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                           timeout=120_000)
+    # Start from a notebook without outputs (the source has none; a working copy edited
+    # earlier might), so whatever appears is new. A menu click can be lost on a busy machine (the menu closes before the item is
+    # clicked): try again, then say what the page still showed.
+    for _ in range(3):
+        answer_dialogs(page)
+        page.get_by_role("menuitem", name="Edit").click()
+        item = page.get_by_text("Clear Outputs of All Cells")
+        item.wait_for(state="visible", timeout=30_000)
+        item.click()
+        try:
+            page.wait_for_function(
+                "() => !document.querySelector('.jp-OutputArea-output')", timeout=30_000)
+            break
+        except Exception:
+            page.keyboard.press("Escape")
+    else:
+        left = page.locator(".jp-OutputArea-output").count()
+        raise AssertionError(f"'Clear Outputs of All Cells' left {left} outputs after 3 tries")
+    # JupyterLab lays cells out after the first ones show (later still on a busy
+    # machine): wait for every code cell of the chapter before counting them.
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.jp-Notebook .jp-CodeCell').length >= {n_code}",
+        timeout=120_000)
+    # Run each code cell in turn, as an operator does, and wait for its execution count:
+    # a key press lost on a busy machine (focus still in a menu) is pressed again, never
+    # a cell that has started.
+    code_cells = page.locator(".jp-Notebook .jp-CodeCell")
+    for i in range(code_cells.count()):
+        cell = code_cells.nth(i)
+        prompt = cell.locator(".jp-InputPrompt").first
         for _ in range(3):
             answer_dialogs(page)
-            page.get_by_role("menuitem", name="Edit").click()
-            item = page.get_by_text("Clear Outputs of All Cells")
-            item.wait_for(state="visible", timeout=30_000)
-            item.click()
+            prompt.click()                                  # selects the cell
+            page.keyboard.press("Escape")                   # command mode
+            page.keyboard.press("Control+Enter")            # run it, stay on it
             try:
-                page.wait_for_function(
-                    "() => !document.querySelector('.jp-OutputArea-output')", timeout=30_000)
+                expect(prompt).to_have_text(re.compile(r"\[(\*|\d+)\]"), timeout=15_000)
                 break
-            except Exception:
-                page.keyboard.press("Escape")
+            except AssertionError:
+                continue
         else:
-            left = page.locator(".jp-OutputArea-output").count()
-            raise AssertionError(f"'Clear Outputs of All Cells' left {left} outputs after 3 tries")
-        # JupyterLab lays cells out after the first ones show (later still on a busy
-        # machine): wait for every code cell of the chapter before counting them.
-        page.wait_for_function(
-            f"() => document.querySelectorAll('.jp-Notebook .jp-CodeCell').length >= {n_code}",
-            timeout=120_000)
-        # Run each code cell in turn, as an operator does, and wait for its execution count:
-        # a key press lost on a busy machine (focus still in a menu) is pressed again, never
-        # a cell that has started.
-        code_cells = page.locator(".jp-Notebook .jp-CodeCell")
-        for i in range(code_cells.count()):
-            cell = code_cells.nth(i)
-            prompt = cell.locator(".jp-InputPrompt").first
-            for _ in range(3):
-                answer_dialogs(page)
-                prompt.click()                                  # selects the cell
-                page.keyboard.press("Escape")                   # command mode
-                page.keyboard.press("Control+Enter")            # run it, stay on it
-                try:
-                    expect(prompt).to_have_text(re.compile(r"\[(\*|\d+)\]"), timeout=15_000)
-                    break
-                except AssertionError:
-                    continue
-            else:
-                raise AssertionError(f"code cell {i} never started after 3 tries: "
-                                     f"{cell.inner_text()[:200]!r}")
-            expect(prompt).to_have_text(re.compile(r"\[\d+\]"), timeout=300_000)
-        page.keyboard.press("Control+s")
-        # Saved when the tab no longer shows the unsaved-changes mark.
-        page.wait_for_function(
-            "() => !document.querySelector('.jp-mod-current.jp-mod-dirty, "
-            ".lm-TabBar-tab.jp-mod-current.jp-mod-dirty')", timeout=30_000)
-        page.wait_for_timeout(500)
-        shown = page.locator(".jp-Notebook").inner_text()
-        browser.close()
+            raise AssertionError(f"code cell {i} never started after 3 tries: "
+                                 f"{cell.inner_text()[:200]!r}")
+        expect(prompt).to_have_text(re.compile(r"\[\d+\]"), timeout=300_000)
+    page.keyboard.press("Control+s")
+    # Saved when the tab no longer shows the unsaved-changes mark.
+    page.wait_for_function(
+        "() => !document.querySelector('.jp-mod-current.jp-mod-dirty, "
+        ".lm-TabBar-tab.jp-mod-current.jp-mod-dirty')", timeout=30_000)
+    page.wait_for_timeout(500)
+    shown = page.locator(".jp-Notebook").inner_text()
+    context.close()
 
     assert offsite == [], f"the browser tried to leave the machine: {offsite}"
     # The lab's answers are on the page: the FlexGroup read back over REST, pNFS enabled.

@@ -18,6 +18,8 @@ import pytest
 
 from tr4947.results.claims import load_claims
 
+from ..support.chromium import settled
+
 pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
@@ -29,7 +31,7 @@ def open_page(browser, site, edition: str, name: str, width: int):
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     page.goto((site / "tr4947" / edition / f"{name}.html").as_uri(), wait_until="load")
-    page.wait_for_timeout(150)
+    settled(page)
     return context, page
 
 

@@ -17,6 +17,8 @@ import pytest
 from tr4947 import paths
 from tr4947.results.i18n import Translator, has_words, record_strings
 
+from ..support.chromium import settled
+
 playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
@@ -40,7 +42,7 @@ class Page:
         self.page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url}"))
         self.url = (site / "tr4947" / edition / f"{name}.html").as_uri() + hash
         self.page.goto(self.url, wait_until="load")
-        self.page.wait_for_timeout(150)
+        settled(self.page)
 
     def __enter__(self):
         return self
@@ -169,7 +171,7 @@ def test_no_english_chrome_folds_or_provenance_labels_on_any_translated_page(bro
     for path in sorted((site / "tr4947" / edition).glob("*.html")):
         page = context.new_page()
         page.goto(path.as_uri(), wait_until="load")
-        page.wait_for_timeout(150)
+        settled(page)
         page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
         seen = page.evaluate(CHROME)
         page.close()
@@ -462,7 +464,7 @@ def test_long_outputs_fold_and_lines_wrap_on_request(browser, site, edition, wid
         assert wide.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
         assert button.get_attribute("aria-pressed") == "true"
         p.page.reload()
-        p.page.wait_for_timeout(150)
+        settled(p.page)
         assert p.page.locator(".exampleblock.transcript.wrap").count() > 0
         p.page.locator(".wrap-button").first.click()          # leave the default for others
         assert p.problems == []

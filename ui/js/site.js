@@ -9,6 +9,7 @@
  * - search loaded on first use of the search box
  * - the phone-width navigation toggle
  * - math: KaTeX renders \( \) and \[ \] (from AsciiDoc stem blocks) as MathML (no fonts needed)
+ * - <html data-settled> once the page has loaded, its diagrams are drawn and laid out
  */
 ;(function () {
   'use strict'
@@ -513,4 +514,21 @@
       })
     })
   }
+
+  // --- settled ----------------------------------------------------------------------------
+  // Nothing on the page moves any more once it has loaded, its diagrams are drawn (pages
+  // with mermaid only) and the layout after both has run: <html data-settled> says so, for
+  // tools that look at the page (the site tests wait for it instead of a fixed time).
+  var loaded = document.readyState === 'complete'
+  var drawn = !document.querySelector('.mermaid')
+  function settle () {
+    if (!loaded || !drawn) return
+    // Two frames: relayout's own requestAnimationFrame has run, and what it moved is painted.
+    window.requestAnimationFrame(function () {
+      window.requestAnimationFrame(function () { document.documentElement.setAttribute('data-settled', '') })
+    })
+  }
+  window.addEventListener('load', function () { loaded = true; settle() })
+  document.addEventListener('tr4947:diagrams', function () { drawn = true; settle() })
+  settle()
 })()
