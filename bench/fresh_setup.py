@@ -20,7 +20,8 @@ HTML, PDFs), and how long each took in all; asserts nothing.
 results on the lab; the bench says which first (tr4947 runbook --status) and, unless
 --lab is given, builds the site without running any (scripts/site.sh with RUNBOOK=0), so it
 never brings up a lab beside one that is running. The second `make site` (--site-twice)
-shows what is left with nothing changed (the PDFs come from build/pdf-cache).
+shows what is left with nothing changed (the PDFs come from the clone HOME's
+~/.cache/tr4947/pdf-cache, filled by the first).
 
 Figures from 2 cores depend on what else runs: the load average is printed with them.
 """

@@ -19,7 +19,7 @@
 #   TR4947_PDF_LOG           a file that gets a line per PDF: name, built|reused, seconds
 set -euo pipefail
 real=${TR4947_ASCIIDOCTOR_PDF:?the real asciidoctor-pdf}
-store=${TR4947_PDF_CACHE:-build/pdf-cache}
+store=${TR4947_PDF_CACHE:?where the PDFs are kept}
 now() { printf '%s' "${EPOCHREALTIME/,/.}"; }
 t0=$(now)
 
