@@ -58,3 +58,12 @@ def browser():
         b = chromium.launch(p)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def walked(browser, site) -> dict:
+    """Every page of every edition as it opened at 1,400 x 900 (tests/site/walk.py): one walk
+    for every test that only looks."""
+    from .walk import walk
+    return walk(browser, site, 1400)
+

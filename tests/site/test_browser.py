@@ -25,49 +25,41 @@ def open_page(browser, url, **ctx):
     return context, page, problems
 
 
-def test_every_page_renders_cleanly(browser, pages):
-    renders_cleanly(browser, pages)
+def test_every_page_renders_cleanly(walked, pages):
+    renders_cleanly(walked, "", pages)
 
 
 @pytest.mark.parametrize("edition", ["fr", "ja"])
-def test_every_translated_page_renders_cleanly(browser, site, edition):
+def test_every_translated_page_renders_cleanly(walked, site, edition):
     """The translated mermaid labels still parse, images and copy buttons are all there."""
     translated = sorted((site / "tr4947" / edition).glob("*.html"))
     assert len(translated) == len(list((site / "tr4947").glob("*.html")))
-    renders_cleanly(browser, translated)
+    renders_cleanly(walked, edition, translated)
 
 
-def renders_cleanly(browser, pages):
+def renders_cleanly(walked: dict, edition: str, pages: list[Path]) -> None:
+    """Each page as it opened in the session's walk (tests/site/walk.py): no console error,
+    script error or failed request; every mermaid diagram an SVG (the walk waited for them)
+    and none mermaid's error diagram; images loaded; a copy button on every listing."""
     for path in pages:
-        context, page, problems = open_page(browser, path.as_uri())
-        # mermaid diagrams become SVG (wait for the asynchronous render)
-        n_mermaid = page.locator(".mermaid").count()
-        if n_mermaid:
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('.mermaid')].every(e => e.querySelector('svg'))",
-                timeout=60000)  # generous: the machine may be busy
-            # A diagram mermaid cannot parse still becomes an SVG: its error diagram.
-            errors = page.evaluate("() => [...document.querySelectorAll('.mermaid')].filter(e =>"
-                                   " e.querySelector('svg[aria-roledescription=error]') ||"
-                                   " /Syntax error/.test(e.textContent)).length")
-            assert errors == 0, f"{path.name}: {errors} mermaid diagram(s) failed to parse"
-        # images loaded
-        broken = page.evaluate("() => [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
-        # every listing has a copy button; known languages are highlighted
-        listings = page.locator(".listingblock pre").count()
-        buttons = page.locator(".listingblock .copy-button").count()
+        seen = walked[(edition, path.name)]
+        problems = ([f"console error: {m}" for m in seen["console"]]
+                    + [f"page error: {e}" for e in seen["problems"]]
+                    + [f"failed request: {u}" for u in seen["failed"]])
         assert problems == [], f"{path.name}: {problems}"
-        assert broken == [], f"{path.name}: broken images {broken}"
-        assert buttons == listings, f"{path.name}: {listings} listings, {buttons} copy buttons"
-        context.close()
+        assert seen["drawn"] == seen["diagrams"], \
+            f"{path.name}: {seen['diagrams'] - seen['drawn']} diagram(s) never drawn"
+        assert seen["diagram_errors"] == 0, \
+            f"{path.name}: {seen['diagram_errors']} mermaid diagram(s) failed to parse"
+        assert seen["broken"] == [], f"{path.name}: broken images {seen['broken']}"
+        assert seen["buttons"] == seen["listings"], \
+            f"{path.name}: {seen['listings']} listings, {seen['buttons']} copy buttons"
 
 
-def test_internal_links_and_fragments_resolve(browser, pages):
+def test_internal_links_and_fragments_resolve(walked, pages):
     bad = []
     for path in pages:
-        context, page, _ = open_page(browser, path.as_uri())
-        hrefs = page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
-        for href in hrefs:
+        for href in walked[("", path.name)]["hrefs"]:
             u = urlparse(href)
             if u.scheme != "file":
                 continue
@@ -79,7 +71,6 @@ def test_internal_links_and_fragments_resolve(browser, pages):
                 ids = set(re.findall(r'id="([^"]+)"', target.read_text()))
                 if unquote(u.fragment) not in ids:
                     bad.append(f"{path.name} -> {href} (no such anchor)")
-        context.close()
     assert bad == []
 
 

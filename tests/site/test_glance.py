@@ -22,15 +22,11 @@ import pytest
 from tr4947 import paths
 
 from ..support.chromium import settled
+from .walk import site_pages, walk
 
 EDITIONS = ["", "fr", "ja"]
 LANG = {"": "en", "fr": "fr", "ja": "ja"}
 SHOTS = paths.BUILD / "screenshots"
-
-
-def site_pages(site, edition) -> list[Path]:
-    return sorted((site / "tr4947" / edition).glob("*.html")) if edition else \
-        sorted((site / "tr4947").glob("*.html"))
 
 
 def visit(context, path: Path):
@@ -42,49 +38,8 @@ def visit(context, path: Path):
     return page, problems
 
 
-# --- 1. a page opens at its title -------------------------------------------------------------
-TITLE = """() => {
-    const h = document.querySelector('h1.page'), b = h.getBoundingClientRect()
-    const header = document.querySelector('.header').getBoundingClientRect().bottom
-    const nav = document.querySelector('#nav'), cur = nav.querySelector('.is-current')
-    const n = nav.getBoundingClientRect(), c = cur ? cur.getBoundingClientRect() : null
-    return {scrollY: window.scrollY, top: b.top, bottom: b.bottom, header,
-            navItemInView: !c || (c.top >= n.top - 1 && c.bottom <= n.bottom + 1)}}"""
-
-# --- 2. tables use the screen -----------------------------------------------------------------
-TABLES = """() => [...document.querySelectorAll('article.doc .table-frame')].map(f => {
-    const s = f.querySelector('.table-scroll'), cue = f.querySelector('.scroll-cue').getBoundingClientRect()
-    const t = f.querySelector('table'), r = f.getBoundingClientRect()
-    return {over: s.scrollWidth > s.clientWidth + 1, cue: cue.width > 0 && cue.height > 0,
-            shown: r.width > 0 && r.height > 0, right: r.right, cards: getComputedStyle(t).display === 'block',
-            title: ((f.querySelector('.table-title') || t.querySelector('th') || {}).textContent || '').slice(0, 60)}})"""
-
-
-def walk(browser, site, width) -> dict:
-    """Every page of every edition opened once at ``width`` x 900, settled (the nav has
-    scrolled to the current chapter, the tables and diagrams are laid out): where its title
-    is, its script errors, how wide the page is and its tables. One walk serves every test at
-    that width."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    pages = {}
-    for edition in EDITIONS:
-        for path in site_pages(site, edition):
-            page, problems = visit(context, path)
-            pages[(edition, path.name)] = {
-                "title": page.evaluate(TITLE), "problems": problems,
-                "page_width": page.evaluate("() => document.documentElement.scrollWidth"),
-                "tables": [{"page": f"{LANG[edition]}/{path.name}", **t}
-                           for t in page.evaluate(TABLES)]}
-            page.close()
-    context.close()
-    return pages
-
-
-@pytest.fixture(scope="module")
-def at_1400(browser, site):
-    return walk(browser, site, 1400)
-
-
+# --- 1. a page opens at its title, 2. tables use the screen -------------------------------------
+# The 1,400 px walk is the session's (conftest.walked); the 390 px one is this module's.
 @pytest.fixture(scope="module")
 def at_390(browser, site):
     return walk(browser, site, 390)
@@ -100,21 +55,21 @@ def tables_of(pages: dict, width: int) -> list[dict]:
 
 @pytest.mark.browser
 @pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: LANG[e])
-def test_every_page_opens_with_its_title_in_view(at_1400, site, edition):
+def test_every_page_opens_with_its_title_in_view(walked, site, edition):
     away = {}
-    for (ed, name), p in at_1400.items():
+    for (ed, name), p in walked.items():
         where = p["title"]
         if ed == edition and (where["scrollY"] != 0 or where["top"] < where["header"]
                               or where["bottom"] > 900 or not where["navItemInView"]
                               or p["problems"]):
             away[name] = {**where, "problems": p["problems"]}
-    assert [ed for ed, _ in at_1400].count(edition) == len(site_pages(site, edition))
+    assert [ed for ed, _ in walked].count(edition) == len(site_pages(site, edition))
     assert away == {}
 
 
 @pytest.mark.browser
-def test_at_most_five_tables_overflow_their_column_at_1400(at_1400):
-    tables = tables_of(at_1400, 1400)
+def test_at_most_five_tables_overflow_their_column_at_1400(walked):
+    tables = tables_of(walked, 1400)
     assert len(tables) > 300                               # about 122 tables an edition
     over = [(t["page"], t["title"]) for t in tables if t["over"]]
     assert len(over) <= 5, over
@@ -196,64 +151,51 @@ def test_the_diagram_shape_sees_a_lost_line():
         shape('flowchart LR\n  A["x"] -- "non" --> B["y"]\n  C -. "lit" .-> A')
 
 
-DIAGRAMS = """() => [...document.querySelectorAll('article.doc .mermaid svg')].map(svg => {
-    const vb = svg.viewBox.baseVal, r = svg.getBoundingClientRect(), scale = r.width / vb.width
-    const sizes = [...svg.querySelectorAll('text, foreignObject span, foreignObject div, foreignObject p')]
-        .filter(t => t.textContent.trim()).map(t => parseFloat(getComputedStyle(t).fontSize) * scale)
-    return {min: Math.min(...sizes), n: sizes.length, w: r.width, natural: vb.width,
-            actors: svg.querySelectorAll('text.actor').length, messages: svg.querySelectorAll('text.messageText').length,
-            nodes: svg.querySelectorAll('g.node').length, edges: svg.querySelectorAll('path.flowchart-link, .edgePaths path').length}})"""
-
-
-def diagrams_on(context, path):
-    page, problems = visit(context, path)
-    page.wait_for_function("() => [...document.querySelectorAll('.mermaid')].every(e => e.querySelector('svg'))"
-                           " && document.querySelector('.mermaid.opens')", timeout=60000)
-    return page, problems, page.evaluate(DIAGRAMS)
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: LANG[e])
-def test_diagrams_are_readable_and_open_full_size(browser, site, edition):
+def test_diagrams_are_readable_and_open_full_size(walked, browser, site, edition):
+    """Every diagram as the session's walk saw it at 1,400 px (drawn once the page settled):
+    text 11 px or more, as many boxes and messages as the English one; the first diagram of
+    failure-drills opens full size on a click, and its screenshot is kept."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
     small, drawn = {}, {}
     for path in site_pages(site, edition):
         if not mermaid_sources(path):
             continue
-        page, problems, diagrams = diagrams_on(context, path)
-        assert problems == [], (path.name, problems)
-        drawn[path.name] = [{k: d[k] for k in ("actors", "messages", "nodes", "edges")} for d in diagrams]
-        for i, d in enumerate(diagrams):
+        seen = walked[(edition, path.name)]
+        assert seen["problems"] == [], (path.name, seen["problems"])
+        assert seen["drawn"] == seen["diagrams"] == len(seen["diagram_text"]), path.name
+        drawn[path.name] = [{k: d[k] for k in ("actors", "messages", "nodes", "edges")}
+                            for d in seen["diagram_text"]]
+        for i, d in enumerate(seen["diagram_text"]):
             if d["n"] == 0 or d["min"] < 11:
                 small[f"{path.name}#{i + 1}"] = round(d["min"], 1)
-        if path.name == "failure-drills.html":
-            box = page.locator("article.doc .mermaid").first
-            box.scroll_into_view_if_needed()
-            box.screenshot(path=str(SHOTS / f"diagram-failure-drills-{LANG[edition]}.png"))
-            box.click()
-            dialog = page.locator("dialog.diagram-dialog")
-            dialog.wait_for(state="visible")
-            full = dialog.evaluate("""d => { const s = d.querySelector('svg'), r = s.getBoundingClientRect()
-                return {w: r.width, natural: s.viewBox.baseVal.width} }""")
-            assert abs(full["w"] - full["natural"]) < 2, full              # drawn at its natural size
-            assert dialog.locator(".diagram-close").inner_text() == \
-                {"en": "Close", "fr": "Fermer", "ja": "閉じる"}[LANG[edition]]
-            page.keyboard.press("Escape")
-            dialog.wait_for(state="hidden")
-        page.close()
-    context.close()
     assert len(drawn) >= 10
     assert small == {}, f"diagram text under 11 px at 1,400 px: {small}"
     if edition:                     # the drawings have as many boxes and messages as the English
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        english = {}
-        for name in drawn:
-            page, _, diagrams = diagrams_on(context, site / "tr4947" / name)
-            english[name] = [{k: d[k] for k in ("actors", "messages", "nodes", "edges")} for d in diagrams]
-            page.close()
-        context.close()
+        english = {name: [{k: d[k] for k in ("actors", "messages", "nodes", "edges")}
+                          for d in walked[("", name)]["diagram_text"]] for name in drawn}
         assert drawn == english
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page, problems = visit(context, site / "tr4947" / edition / "failure-drills.html")
+    page.wait_for_selector("article.doc .mermaid.opens", timeout=60000)
+    box = page.locator("article.doc .mermaid").first
+    box.scroll_into_view_if_needed()
+    box.screenshot(path=str(SHOTS / f"diagram-failure-drills-{LANG[edition]}.png"))
+    box.click()
+    dialog = page.locator("dialog.diagram-dialog")
+    dialog.wait_for(state="visible")
+    full = dialog.evaluate("""d => { const s = d.querySelector('svg'), r = s.getBoundingClientRect()
+        return {w: r.width, natural: s.viewBox.baseVal.width} }""")
+    assert abs(full["w"] - full["natural"]) < 2, full              # drawn at its natural size
+    assert dialog.locator(".diagram-close").inner_text() == \
+        {"en": "Close", "fr": "Fermer", "ja": "閉じる"}[LANG[edition]]
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="hidden")
+    assert problems == []
+    context.close()
 
 
 # --- 6. transcripts: a command's comments are comments -------------------------------------------

@@ -143,43 +143,21 @@ ENGLISH_CHROME = ["Search the guide", "On this page", "Previous", "Next", "Chapt
                   "more lines", "more periods", "lines of output not printed",
                   "Open the diagram", "Close", "Provenance details", "Inputs digest",
                   "Parameters", "Embedded lab", "Set for this run on the lab"]
-CHROME = """() => {
-    const seen = []
-    const add = (where, t) => { if (t && t.trim()) seen.push([where, t.trim()]) }
-    document.querySelectorAll('.header, .footer, .toc, .pagination, .code-toolbar, .scroll-cue,'
-        + ' details.transcript-fold > summary, details.provenance-details > .title, details.provenance-details summary,'
-        + ' .provenance-details td.hdlist1, .paragraph.provenance, .transcript-env > .title, .nav-title')
-      .forEach(e => add(e.className || e.tagName, e.innerText || e.textContent))
-    document.querySelectorAll('[title], [aria-label], [placeholder]').forEach(e => {
-      for (const a of ['title', 'aria-label', 'placeholder']) add(a, e.getAttribute(a)) })
-    document.querySelectorAll('.exampleblock.result > .title, .paragraph.provenance p, .paragraph.source-label p,'
-        + ' .table-frame.tr-figure > .table-title, .admonitionblock td.icon i')
-      .forEach(e => add('::before', getComputedStyle(e, '::before').content.replace(/^"|"$/g, '')))
-    document.querySelectorAll('.table-frame.tr-figure > .table-title')
-      .forEach(e => add('::after', getComputedStyle(e, '::after').content.replace(/^"|"$/g, '')))
-    return seen }"""
 
 
 @pytest.mark.parametrize("edition", ["fr", "ja"])
-def test_no_english_chrome_folds_or_provenance_labels_on_any_translated_page(browser, site, edition):
+def test_no_english_chrome_folds_or_provenance_labels_on_any_translated_page(walked, site, edition):
     """Every word the page's frame and the result blocks' furniture add is the edition's:
     header, footer, toolbars, scroll cues, the labels CSS draws, folds ("N more lines", the
     benchmark excerpts' "N more periods"), the provenance badge and the labels of its
     details. Measured in the browser (what a reader sees, attributes included)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
     bad = {}
     for path in sorted((site / "tr4947" / edition).glob("*.html")):
-        page = context.new_page()
-        page.goto(path.as_uri(), wait_until="load")
-        settled(page)
-        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
-        seen = page.evaluate(CHROME)
-        page.close()
+        seen = walked[(edition, path.name)]["chrome"]      # tests/site/walk.py's CHROME
         found = sorted({f"{where}: {text[:80]}" for where, text in seen for w in ENGLISH_CHROME
                         if re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text)})
         if found:
             bad[path.name] = found[:4]
-    context.close()
     assert bad == {}
 
 

@@ -13,9 +13,9 @@ TESTS = paths.REPO / "tests"
 
 @pytest.mark.parametrize("nodeid,unit", [
     ("tests/lab/test_storage.py::test_df[x]", "lab"),
-    ("tests/notebooks/test_drift.py::test_altered", "lab"),
-    ("results/lab/cpu-utilization.ipynb::Cell 3", "lab"),
-    ("tests/site/test_jupyterlab.py::test_chapter_runs", "lab"),     # the default lab
+    ("tests/notebooks/test_drift.py::test_altered", "default-lab"),
+    ("results/lab/cpu-utilization.ipynb::Cell 3", "default-lab"),
+    ("tests/site/test_jupyterlab.py::test_chapter_runs", "default-lab"),
     ("tests/site/test_glance.py::test_every_page[en]", "site"),
     ("tests/unit/test_units.py::test_bytes[1-2]", "tests/unit/test_units.py"),
     ("tests/docs/test_tr_data.py::test_row[a::b]", "tests/docs/test_tr_data.py"),
@@ -35,12 +35,19 @@ def lab_modules() -> list[str]:
     return found
 
 
-def test_every_lab_test_runs_on_the_lab_worker():
+def test_every_lab_test_runs_on_a_lab_worker():
+    """A module that brings up a test lab (own_lab) is in ``lab``; one that runs chapters on
+    the default lab is in ``default-lab``: neither runs beside another of its kind."""
     mods = lab_modules()
     assert "tests/site/test_jupyterlab.py" in mods and "tests/lab/test_storage.py" in mods
-    elsewhere = [m for m in mods if parallel.work_unit(f"{m}::t") != "lab"]
-    assert elsewhere == [], (f"{elsewhere} bring up a lab but would run beside the lab tests: "
-                             "add them to ONE_WORKER['lab'] in tests/support/parallel.py")
+    wrong = []
+    for m in mods:
+        own = bool(re.search(r"\bown_lab\(", (paths.REPO / m).read_text()))
+        want = "lab" if own else "default-lab"
+        if parallel.work_unit(f"{m}::t") != want:
+            wrong.append((m, want))
+    assert wrong == [], (f"{wrong}: these would run beside another lab of the same kind: add "
+                         "them to that group in ONE_WORKER (tests/support/parallel.py)")
 
 
 def test_the_long_groups_are_handed_out_first():
