@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-from ...measure import drills as m
 from .. import space_check as sc
 from .harness import SNIP, Harness
 from .report import not_run, report
@@ -61,27 +60,15 @@ def run(harness: Harness, away_s: float) -> None:
         if r1.planned:
             return None
         run = Run("DRL-2", s.name, n, fault, heal)
-        harness.recovered(w, run, "the LIF moves")
-        time.sleep(2)
-        for key, seconds in zip(OUTAGE_KEYS, harness.outages_since(s, measured)):
-            run.extra[key] = seconds
+        harness.back_home(w, run, "the LIF moves", s, measured, OUTAGE_KEYS)
         if n == 0:
             after = harness.t.run_snippet(SNIP + "DRL-2-nfsstat.sh", s.b1.name, read_only=True)
             s.rec.show("DRL-2", f"{s.b1.name}: the NFS client's counters before the "
                           "move", before, show=False)
             s.rec.show("DRL-2", "... and after it and back", after)
             harness.log_lines("DRL-2", s, run, [s.b1])
-        run.extra["_back"] = heal
         return run
     o = harness.drill("DRL-2", s, inject, "LIF migration")
-    if o:
-        for r in o.runs:
-            # the move there, up to the move back; then the move back on its own
-            there = m.stall(m.in_window(o.producer.acks, r.fault - 60, r.heal), r.fault,
-                            r.heal)
-            r.resume_s, r.stall_s = there.resumed_s, there.longest_s
-            back = m.stall(m.in_window(o.producer.acks, r.extra["_back"] - 60, r.end),
-                           r.extra["_back"], r.end)
-            r.extra["after the revert: producers resumed (s)"] = back.resumed_s
+    harness.there_and_back(o, "after the revert: producers resumed (s)")
     report(harness, "DRL-2", [o], f"LIF {s.lif['name']} to {partner} and back after "
                                   f"{away_s:g} s")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 
-from ...measure import drills as m
 from ...wait import until
 from .. import space_check as sc
 from .harness import SNIP, Harness
@@ -87,23 +86,12 @@ def run(harness: Harness, held_s: float) -> None:
         if r1.planned:
             return None
         run = Run("DRL-6", s.name, n, fault, back)
-        harness.recovered(w, run, "the takeover and giveback")
-        time.sleep(2)
         run.extra["takeover complete after (s)"] = round(taken - fault, 1)
-        run.extra["_back"] = back
-        for key, seconds in zip(OUTAGE_KEYS, harness.outages_since(s, before)):
-            run.extra[key] = seconds
+        harness.back_home(w, run, "the takeover and giveback", s, before, OUTAGE_KEYS)
         if n == 0:
             harness.log_lines("DRL-6", s, run, [s.b1])
         return run
     o = harness.drill("DRL-6", s, inject, "Storage failover")
-    if o:
-        for r in o.runs:
-            # the takeover, up to the giveback; then the giveback and the LIF going home
-            there = m.stall(m.in_window(o.producer.acks, r.fault - 60, r.heal), r.fault, r.heal)
-            r.resume_s, r.stall_s = there.resumed_s, there.longest_s
-            back = m.stall(m.in_window(o.producer.acks, r.extra["_back"] - 60, r.end),
-                           r.extra["_back"], r.end)
-            r.extra[BACK_KEY] = back.resumed_s
+    harness.there_and_back(o, BACK_KEY)         # the takeover; the giveback and the LIF home
     report(harness, "DRL-6", [o], f"takeover of {home} by {partner}, giveback after "
                                   f"{held_s:g} s")

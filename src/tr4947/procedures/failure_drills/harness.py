@@ -25,6 +25,9 @@ SNIP = "failure-drills/"
 TOPIC = "drills"
 PRODUCER_CONFIG = "failure-drills/DRL-0-producer.properties"
 NO_PASSTHROUGH = "x-lab-nopassthrough"
+#: Kafka's defaults of the broker settings DRL-0 reads, for a file that leaves them out.
+KAFKA_DEFAULTS = {"replica.lag.time.max.ms": "30000", "min.insync.replicas": "1",
+                  "unclean.leader.election.enable": "false"}
 #: How far ahead a cut is scheduled on the host it cuts off (its SSH answer must be home first).
 LEAD_CUT_S = 3.0
 #: Lines of Kafka's log an operator looks for after each drill (brokers and controllers).
@@ -55,6 +58,7 @@ class Harness:
         self.setup = None                   # DRL-0's first step: planned on a dry run
         self.hook = False                   # the lab's NFS drill hook is on the NFS brokers
         self.found: dict | None = None      # the lab as DRL-0 left it (see state())
+        self.settings: dict[str, dict[str, str]] = {}   # per cluster: broker 1's (DRL-0)
 
     def both(self, fn) -> list:
         """``fn(side)`` for every cluster at once, one thread each (the same fault at the
@@ -102,6 +106,15 @@ class Harness:
             first = first or r
             self.rec.show("DRL-0", f"{c.upper()}: the drills topic", r, show=c == "nfs")
         self.setup = first
+        for c, s in self.sides.items():
+            # What decides how a fault plays out, as broker 1 was started with it (the
+            # verdicts say it).
+            cfg = t.run_snippet(SNIP + "DRL-0-broker-config.sh", s.b1.name, read_only=True,
+                                check=True, needs=self.setup)
+            self.settings[c] = {} if cfg.planned else \
+                {**KAFKA_DEFAULTS, **broker_settings(cfg.stdout)}
+            self.rec.show("DRL-0", f"{c.upper()}: broker 1's settings that decide the drills",
+                          cfg, show=c == "nfs")
         self.rec.show("DRL-0", "The verifiable producer's settings, on the client",
                       t.run_snippet(PRODUCER_CONFIG, self.client, check=True), show=False)
         nfs = self.sides.get("nfs")
@@ -292,7 +305,7 @@ class Harness:
                       f"{before[k]} -> {now[k]}")
         return now == before
 
-    # --- the lab's NFS client layer's own account of its outages ------------------------------------
+    # --- the lab's NFS client layer's own account of its outages ----------------------------------
     def client_outages(self, s: Side) -> dict | None:
         """What the lab's NFS layer on broker 1's mount says of its outages (reconnections,
         the last few outages in ms), or None where there is no such layer (a real client)."""
@@ -316,7 +329,28 @@ class Harness:
         k = after["reconnects"] - before["reconnects"]
         return [round(ms / 1000, 2) for ms in after["outages_ms"][-k:]] if k > 0 else []
 
-    # --- waiting ------------------------------------------------------------------------------------
+    # --- a fault that moves broker 1's storage path away and back (DRL-2, DRL-6) ------------------
+    def back_home(self, w, run: Run, what: str, s: Side, measured: dict | None,
+                  outage_keys: tuple[str, str]) -> None:
+        """After the move back: until every ISR is full again, then the outages broker 1's
+        NFS client measured since ``measured`` (client_outages), one per move, as the run's
+        ``outage_keys`` columns."""
+        self.recovered(w, run, what)
+        time.sleep(2)                       # the client's last reconnection is reported
+        for key, seconds in zip(outage_keys, self.outages_since(s, measured)):
+            run.extra[key] = seconds
+
+    @staticmethod
+    def there_and_back(o: Outcome | None, back_key: str) -> None:
+        """Each run's producer stall in two: the run's own up to the move back (its heal),
+        then the move back's, to the run's end, as the ``back_key`` column."""
+        for r in o.runs if o else []:
+            there = m.stall(m.in_window(o.producer.acks, r.fault - 60, r.heal), r.fault, r.heal)
+            r.resume_s, r.stall_s = there.resumed_s, there.longest_s
+            back = m.stall(m.in_window(o.producer.acks, r.heal - 60, r.end), r.heal, r.end)
+            r.extra[back_key] = back.resumed_s
+
+    # --- waiting ----------------------------------------------------------------------------------
     def recovered(self, w, r: Run, what: str) -> None:
         """Until every ISR is full again, if the fault made one shrink."""
         if m.isr_shrank(w.samples, r.fault):
@@ -343,6 +377,17 @@ class Harness:
                                      PATTERN=LOG_PATTERN, SINCE=since, LINES=14)
             s.rec.show(proc, f"{s.name.upper()}, run 1: what {h.name}'s log says", got,
                           show=False)
+
+
+def broker_settings(lines: str) -> dict[str, str]:
+    """The ``name=value`` lines of a broker's properties file, as a mapping (other lines,
+    comments among them, are not settings)."""
+    out = {}
+    for line in lines.splitlines():
+        name, eq, value = line.strip().partition("=")
+        if eq and name and not name.startswith(("#", "!")) and " " not in name:
+            out[name] = value.strip()
+    return out
 
 
 def _extra(options: str) -> str:

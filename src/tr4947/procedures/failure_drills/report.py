@@ -32,6 +32,12 @@ EVIDENCE = {
 }
 
 
+#: The broker setting whose TR value (100000000) and Kafka default (30000 ms) differ in what
+#: a drill's stalled follower does: it leaves the ISR after this long without fetching.
+LAG = "replica.lag.time.max.ms"
+KAFKA_DEFAULT_LAG_MS = 30000
+
+
 def not_run(harness: Harness, proc: str, why: str, rec=None) -> None:
     (rec or harness.rec).text(proc, "", f"Not run on target {harness.t.name}: {why}.")
 
@@ -108,9 +114,40 @@ def _verdict(harness: Harness, proc: str, done: list[Outcome]) -> None:
         why=("the producer did not hold its rate before every fault" if not held else
              f"the verifiable consumer read back every acknowledged record of {n} runs"
              if lost == 0 else f"{lost} acknowledged records were not read back")
-        + ("" if whole else "; the lab was not as the drill found it afterwards"),
-        action="keep acks=all with min.insync.replicas=2 and three replicas",
+        + ("" if whole else "; the lab was not as the drill found it afterwards")
+        + "".join(f"; {c}" for c in lag_clauses(harness, done)),
+        action="keep acks=all with min.insync.replicas=2 and three replicas"
+        + ("; keep replica.lag.time.max.ms at Kafka's default (30 s), not the TR's test value"
+           if _tr_lag(harness, done) else ""),
         load_held=held)
+
+
+def _tr_lag(harness: Harness, done: list[Outcome]) -> bool:
+    """Did broker 1 run with a follower lag allowance above Kafka's default (the TR's)?"""
+    return any(str(v).isdigit() and int(v) > KAFKA_DEFAULT_LAG_MS
+               for v in (harness.settings.get(o.cluster, {}).get(LAG) for o in done))
+
+
+def lag_clauses(harness: Harness, done: list[Outcome]) -> list[str]:
+    """What the verdict says of the configuration the drill ran on (DRL-0 read it from
+    broker 1): the follower lag allowance, and, where it is the TR's, whether the drill's
+    longest fault outlasted Kafka's default (only then could the setting decide a run)."""
+    values = sorted({v for v in (harness.settings.get(o.cluster, {}).get(LAG) for o in done)
+                     if v}, key=lambda v: (len(v), v))
+    if not values:
+        return []
+    out = [f"broker 1 ran with {LAG}={'/'.join(values)}"]
+    if not _tr_lag(harness, done):
+        return out
+    out.append("that is the TR's test setting, under which a follower that stops fetching "
+               f"stays in the ISR (Kafka's default: {KAFKA_DEFAULT_LAG_MS} ms)")
+    longest = max((r.heal - r.fault for o in done for r in o.runs if r.heal), default=None)
+    if longest is not None:
+        out.append(f"the longest fault lasted {longest:.1f} s, " + (
+            "shorter than that default, so the setting did not decide these runs"
+            if longest < KAFKA_DEFAULT_LAG_MS / 1000 else
+            "longer than that default: with it, the stalled follower would have left the ISR"))
+    return out
 
 
 def summary(harness: Harness) -> None:
