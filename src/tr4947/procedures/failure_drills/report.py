@@ -146,7 +146,8 @@ def lag_clauses(harness: Harness, done: list[Outcome]) -> list[str]:
         out.append(f"the longest fault lasted {longest:.1f} s, " + (
             "shorter than that default, so the setting did not decide these runs"
             if longest < KAFKA_DEFAULT_LAG_MS / 1000 else
-            "longer than that default: with it, the stalled follower would have left the ISR"))
+            "longer than that default: under it, a follower that stopped fetching for that "
+            "long without being fenced would have left the ISR"))
     return out
 
 
