@@ -4,7 +4,7 @@ test value, whether the drill's longest fault outlasted Kafka's default (only th
 setting have decided a run)."""
 from types import SimpleNamespace as NS
 
-from tr4947.procedures.failure_drills.harness import broker_settings
+from tr4947.procedures.failure_drills.harness import started_with
 from tr4947.procedures.failure_drills.report import lag_clauses
 
 FILE_LINES = """\
@@ -13,10 +13,12 @@ min.insync.replicas=2
 """
 
 
-def test_the_settings_are_the_files_lines_and_nothing_else():
-    assert broker_settings(FILE_LINES) == {"replica.lag.time.max.ms": "100000000",
-                                           "min.insync.replicas": "2"}
-    assert broker_settings("none of them set: Kafka's defaults\n#a=b\n") == {}
+def test_the_settings_are_the_files_lines_and_kafkas_defaults_for_the_rest():
+    assert started_with(FILE_LINES) == {"replica.lag.time.max.ms": "100000000",
+                                        "min.insync.replicas": "2",
+                                        "unclean.leader.election.enable": "false"}
+    assert started_with("") == {"replica.lag.time.max.ms": "30000", "min.insync.replicas": "1",
+                                "unclean.leader.election.enable": "false"}
 
 
 def outcome(cluster, *faults):

@@ -14,6 +14,7 @@ from shlex import quote as q
 
 from ... import kafka_tools as kt
 from ...inventory import Host
+from ...javaprops import parse_properties
 from ...measure import drills as m
 from ...wait import until
 from .. import space_check as sc
@@ -111,8 +112,7 @@ class Harness:
             # verdicts say it).
             cfg = t.run_snippet(SNIP + "DRL-0-broker-config.sh", s.b1.name, read_only=True,
                                 check=True, needs=self.setup)
-            self.settings[c] = {} if cfg.planned else \
-                {**KAFKA_DEFAULTS, **broker_settings(cfg.stdout)}
+            self.settings[c] = {} if cfg.planned else started_with(cfg.stdout)
             self.rec.show("DRL-0", f"{c.upper()}: broker 1's settings that decide the drills",
                           cfg, show=c == "nfs")
         self.rec.show("DRL-0", "The verifiable producer's settings, on the client",
@@ -379,15 +379,10 @@ class Harness:
                           show=False)
 
 
-def broker_settings(lines: str) -> dict[str, str]:
-    """The ``name=value`` lines of a broker's properties file, as a mapping (other lines,
-    comments among them, are not settings)."""
-    out = {}
-    for line in lines.splitlines():
-        name, eq, value = line.strip().partition("=")
-        if eq and name and not name.startswith(("#", "!")) and " " not in name:
-            out[name] = value.strip()
-    return out
+def started_with(lines: str) -> dict[str, str]:
+    """Broker 1's settings as DRL-0-broker-config.sh prints them (``key=value`` lines of its
+    properties file), with Kafka's defaults for the keys the file leaves out."""
+    return {**KAFKA_DEFAULTS, **parse_properties(lines)}
 
 
 def _extra(options: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...measure.spread import spread
 from ..record import agrees
-from .harness import Harness
+from .harness import KAFKA_DEFAULTS, Harness
 from .runs import Outcome
 from .sides import CLUSTERS
 
@@ -35,7 +35,7 @@ EVIDENCE = {
 #: The broker setting whose TR value (100000000) and Kafka default (30000 ms) differ in what
 #: a drill's stalled follower does: it leaves the ISR after this long without fetching.
 LAG = "replica.lag.time.max.ms"
-KAFKA_DEFAULT_LAG_MS = 30000
+KAFKA_DEFAULT_LAG_MS = int(KAFKA_DEFAULTS[LAG])
 
 
 def not_run(harness: Harness, proc: str, why: str, rec=None) -> None:
@@ -117,8 +117,8 @@ def _verdict(harness: Harness, proc: str, done: list[Outcome]) -> None:
         + ("" if whole else "; the lab was not as the drill found it afterwards")
         + "".join(f"; {c}" for c in lag_clauses(harness, done)),
         action="keep acks=all with min.insync.replicas=2 and three replicas"
-        + ("; keep replica.lag.time.max.ms at Kafka's default (30 s), not the TR's test value"
-           if _tr_lag(harness, done) else ""),
+        + (f"; keep {LAG} at Kafka's default ({KAFKA_DEFAULT_LAG_MS // 1000} s), not the TR's "
+           "test value" if _tr_lag(harness, done) else ""),
         load_held=held)
 
 
