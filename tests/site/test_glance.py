@@ -22,10 +22,10 @@ import pytest
 from tr4947 import paths
 
 from ..support.chromium import settled
+from .walk import EDITIONS as LANG
 from .walk import site_pages, walk
 
-EDITIONS = ["", "fr", "ja"]
-LANG = {"": "en", "fr": "fr", "ja": "ja"}
+EDITIONS = list(LANG)                   # "" is English, at the component's root
 SHOTS = paths.BUILD / "screenshots"
 
 
