@@ -1,11 +1,17 @@
 """The drills say which configuration they ran on: DRL-0 reads the settings broker 1 was
-started with (its properties file; a key it leaves out has Kafka's default), and each verdict says the follower lag allowance and, where it is the TR's
-test value, whether the drill's longest fault outlasted Kafka's default (only then could the
-setting have decided a run)."""
+started with (its properties file; a key it leaves out has Kafka's default), each outcome keeps
+them, and each verdict says the follower lag allowance. Where a drill ran on both Kafka's
+default and the TR's value, it says what the TR's changed at each length both ran; where it
+ran on the TR's only, whether its longest fault outlasted Kafka's default (only then could
+the setting have decided a run)."""
 from types import SimpleNamespace as NS
 
-from tr4947.procedures.failure_drills.harness import started_with
-from tr4947.procedures.failure_drills.report import lag_clauses
+import pytest
+
+from tr4947.procedures.failure_drills import configs as cf
+from tr4947.procedures.failure_drills import _lengths
+from tr4947.procedures.failure_drills.harness import WAITING
+from tr4947.procedures.failure_drills.report import fenced_note, lag_clauses, lengths_text
 
 FILE_LINES = """\
 replica.lag.time.max.ms=100000000
@@ -14,24 +20,28 @@ min.insync.replicas=2
 
 
 def test_the_settings_are_the_files_lines_and_kafkas_defaults_for_the_rest():
-    assert started_with(FILE_LINES) == {"replica.lag.time.max.ms": "100000000",
-                                        "min.insync.replicas": "2",
-                                        "unclean.leader.election.enable": "false"}
-    assert started_with("") == {"replica.lag.time.max.ms": "30000", "min.insync.replicas": "1",
-                                "unclean.leader.election.enable": "false"}
+    assert cf.started_with(FILE_LINES) == {"replica.lag.time.max.ms": "100000000",
+                                           "min.insync.replicas": "2",
+                                           "unclean.leader.election.enable": "false"}
+    assert cf.started_with("") == {"replica.lag.time.max.ms": "30000",
+                                   "min.insync.replicas": "1",
+                                   "unclean.leader.election.enable": "false"}
 
 
-def outcome(cluster, *faults):
-    return NS(cluster=cluster, runs=[NS(fault=100.0, heal=100.0 + f) for f in faults])
+def run(fault_len, shrank=False, waiting=None, fenced=None):
+    extra = {"_partitions": 6, "_fenced": fenced}
+    if waiting is not None:
+        extra[WAITING] = waiting
+    return NS(fault=100.0, heal=100.0 + fault_len, shrank=shrank, extra=extra)
 
 
-def harness(lag):
-    return NS(settings={"das": {"replica.lag.time.max.ms": lag},
-                        "nfs": {"replica.lag.time.max.ms": lag}} if lag else {})
+def outcome(cluster, *faults, lag="100000000", length=None, runs=None):
+    return NS(cluster=cluster, settings={"replica.lag.time.max.ms": lag} if lag else {},
+              length=length, runs=runs or [run(f) for f in faults])
 
 
 def test_a_tr_lag_and_short_faults_say_the_setting_did_not_decide_the_runs():
-    said = lag_clauses(harness("100000000"), [outcome("das", 15, 14.2), outcome("nfs", 15.3)])
+    said = lag_clauses([outcome("das", 15, 14.2), outcome("nfs", 15.3)])
     assert said[0] == "broker 1 ran with replica.lag.time.max.ms=100000000"
     assert "the TR's test setting" in said[1]
     assert said[2] == ("the longest fault lasted 15.3 s, shorter than that default, so the "
@@ -39,14 +49,85 @@ def test_a_tr_lag_and_short_faults_say_the_setting_did_not_decide_the_runs():
 
 
 def test_a_fault_past_the_default_says_the_follower_would_have_left_the_isr():
-    said = lag_clauses(harness("100000000"), [outcome("nfs", 10, 45)])
+    said = lag_clauses([outcome("nfs", 10, 45)])
     assert said[2].startswith("the longest fault lasted 45.0 s, longer than that default")
 
 
 def test_kafkas_default_is_named_and_nothing_more():
-    assert lag_clauses(harness("30000"), [outcome("nfs", 45)]) == \
+    assert lag_clauses([outcome("nfs", 45, lag="30000")]) == \
         ["broker 1 ran with replica.lag.time.max.ms=30000"]
 
 
 def test_a_dry_run_read_nothing_and_says_nothing():
-    assert lag_clauses(harness(None), [outcome("nfs", 10)]) == []
+    assert lag_clauses([outcome("nfs", 10, lag=None)]) == []
+
+
+def test_side_by_side_says_what_the_tr_value_changed_at_each_length_both_ran():
+    checklist = [outcome("nfs", lag="30000", length=10, runs=[run(10, False, 6)] * 3),
+                 outcome("nfs", lag="30000", length=60,
+                         runs=[run(60, True, 2), run(60, True, 2), run(60, True, 3)])]
+    tr = [outcome("nfs", length=60, runs=[run(60, False, 6)] * 3)]
+    said = lag_clauses(checklist + tr)
+    assert said == [
+        "broker 1 ran with replica.lag.time.max.ms=30000/100000000",
+        "at 60 s, broker 1 left the ISR in 3 of 3 runs with Kafka's default and in 0 of 3 with "
+        "the TR's value; partitions still waiting when the fault ended: 2 and 6 of 6 (median)"]
+    # the 10 s length ran on the checklist only: nothing to compare there
+    assert not any(c.startswith("at 10 s") for c in said)
+
+
+def test_the_tr_value_is_advised_against_only_where_a_run_used_it():
+    from tr4947.procedures.failure_drills.report import _tr_lag
+    assert _tr_lag(outcome("nfs", 60))
+    assert not _tr_lag(outcome("nfs", 60, lag="30000"))
+    assert not _tr_lag(outcome("nfs", 60, lag=None))
+
+
+def test_a_switch_is_needed_only_when_a_value_differs():
+    wanted = cf.CONFIGS[cf.CHECKLIST]
+    assert not cf.needs_switch(cf.started_with(""), wanted)      # the default already
+    assert cf.needs_switch(cf.started_with(FILE_LINES), wanted)
+    assert cf.properties(wanted) == "replica.lag.time.max.ms=30000\n"
+
+
+def test_only_lengths_past_the_allowance_run_again_on_the_tr_value():
+    assert cf.outlasting([10, 60, 180], cf.CONFIGS[cf.CHECKLIST]) == [60, 180]
+    assert cf.outlasting([10, 30], cf.CONFIGS[cf.CHECKLIST]) == []
+    assert cf.outlasting([12], {cf.LAG: "4000"}) == [12]
+
+
+class Rec:
+    def __init__(self):
+        self.texts = []
+
+    def text(self, proc, title, body):
+        self.texts.append(body)
+
+
+def drills_with(checklist_lag="30000"):
+    return NS(rec=Rec(), configs={cf.CHECKLIST: {cf.LAG: checklist_lag}})
+
+
+def test_the_fenced_note_comes_from_the_runs():
+    h = drills_with()
+    fenced_note(h, "DRL-4", [outcome("das", runs=[run(60, fenced=9.1), run(60, fenced=9.5)]),
+                             None])
+    assert h.rec.texts == [
+        "Not run beside it with the TR's replica.lag.time.max.ms: in every run (2) the "
+        "controller fenced broker 1 9.3 (9.1-9.5, n=2) s after the cut, before the checklist's "
+        "allowance (30 s) ran out, and a fenced broker leaves every in-sync replica set "
+        "whatever that setting says."]
+    # a run the controller did not fence in time is named, not hidden
+    h = drills_with()
+    fenced_note(h, "DRL-4", [outcome("nfs", runs=[run(60, fenced=9.0), run(60, fenced=None)])])
+    assert "in 1 of 2 runs the controller had not fenced broker 1" in h.rec.texts[0]
+
+
+def test_fault_lengths_are_checked_and_named():
+    assert _lengths("pause_s", [10, 60]) == [10.0, 60.0]
+    assert _lengths("pause_s", 15) == [15.0]
+    for bad in ([], [0], [10, -1], ["10"], [True]):
+        with pytest.raises(ValueError, match=r"pause_s: give fault lengths in seconds"):
+            _lengths("pause_s", bad)
+    assert lengths_text([10, 60, 180]) == "10, 60 and 180 s"
+    assert lengths_text([15]) == "15 s"

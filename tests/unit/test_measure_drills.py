@@ -97,6 +97,17 @@ def test_a_partition_still_silent_at_the_end_never_resumed():
     assert s.stalled == 0 and s.resumed_s == 0.0
 
 
+def test_partitions_still_waiting_when_the_fault_ended():
+    # 0 never stopped; 1 resumed before the end; 2 acknowledged once just after the fault,
+    # then stayed silent (still waiting); 3 silent from the fault on (still waiting)
+    s = m.stall(acks({0: every(0, 30), 1: every(0, 10) + every(20, 30),
+                      2: every(0, 10.2), 3: every(0, 10)}), T0 + 10, T0 + 30)
+    assert (s.silent, s.of) == (2, 4)
+    # nothing is waiting once every partition acknowledged within the threshold of the end
+    s = m.stall(acks({0: every(0, 30), 1: every(0, 10) + every(20, 30)}), T0 + 10, T0 + 30)
+    assert s.silent == 0
+
+
 def test_rate_in_a_window():
     a = acks({0: every(0, 10, 0.01)})             # 100 a second
     assert m.rate(a, T0 + 2, T0 + 6) == pytest.approx(100, rel=0.01)
@@ -123,3 +134,26 @@ def test_detected_and_isr_full_again():
     assert m.isr_full_at(samples[:5], T0 + 1) is None
     # a broker no longer registered counts as detected, even before an ISR changes
     assert m.detected_at([sample(3, registered=False)], T0) == T0 + 3
+
+
+def test_fenced_is_when_the_broker_was_no_longer_registered():
+    # the ISR shrank first (a follower stalled), the controller fenced the broker later
+    samples = [sample(0), sample(31, 4, 4), sample(40, 6, 6, False), sample(60)]
+    assert m.detected_at(samples, T0 + 1) == T0 + 31
+    assert m.fenced_at(samples, T0 + 1) == T0 + 40
+    # not within the run's window: not fenced in that run
+    assert m.fenced_at(samples, T0 + 1, until=T0 + 35) is None
+    assert m.fenced_at([sample(t, 6, 6) for t in range(5)], T0) is None
+
+
+def test_whole_again_whichever_replica_left_the_isr():
+    # a paused leader drops its followers once it runs again: under-replicated, yet the
+    # watched broker never left an ISR (nothing "detected"); whole again all the same
+    samples = [sample(0), sample(13, 6, 0), sample(14, 6, 0), sample(16), sample(18)]
+    assert m.detected_at(samples, T0 + 1) is None and m.isr_full_at(samples, T0 + 1) is None
+    assert m.whole_again_at(samples, T0 + 1) == T0 + 16
+    assert m.whole_again_at(samples[:3], T0 + 1) is None            # not yet
+    assert m.whole_again_at([sample(t) for t in range(5)], T0) is None   # never shrank
+    # the broker itself still fenced: not whole
+    assert m.whole_again_at([sample(1, 6, 6, False), sample(2, 0, 0, False), sample(3)],
+                            T0) == T0 + 3

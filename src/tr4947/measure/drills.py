@@ -137,6 +137,7 @@ class Stall:
     longest_s: float                        # the longest gap of one partition
     stalled: int                            # partitions that stalled
     of: int                                 # partitions acknowledged around the fault
+    silent: int = 0                         # partitions still silent at the end
 
 
 def stall(acks: list[Ack], fault: float, end: float, threshold: float = STALL_S) -> Stall:
@@ -145,10 +146,11 @@ def stall(acks: list[Ack], fault: float, end: float, threshold: float = STALL_S)
     (the first counted from its last one before the fault); ``longest_s`` is the longest such
     silence, ``resumed_s`` the time from the fault to the acknowledgement that ended the last
     stall of any partition (0 when nothing stalled; None when a partition was still silent at
-    ``end``)."""
+    ``end``), ``silent`` the number of partitions silent for longer than ``threshold`` at
+    ``end``."""
     parts = by_partition(a for a in acks if a.t <= end)
     resumed: float | None = 0.0
-    longest, stalled = 0.0, 0
+    longest, stalled, silent = 0.0, 0, 0
     for ts in parts.values():
         i = bisect_right(ts, fault)                 # the first acknowledgement after the fault
         prev = ts[i - 1] if i > 0 else fault
@@ -159,10 +161,12 @@ def stall(acks: list[Ack], fault: float, end: float, threshold: float = STALL_S)
             gaps = [(end - prev, None)]
         longest = max([longest] + [g for g, _ in gaps])
         big = [at for g, at in gaps if g > threshold]
+        if end - (after[-1] if after else prev) > threshold:
+            silent += 1
         if big:
             stalled += 1
             resumed = None if big[-1] is None or resumed is None else max(resumed, big[-1] - fault)
-    return Stall(resumed, longest, stalled, len(parts))
+    return Stall(resumed, longest, stalled, len(parts), silent)
 
 
 def rate(acks: list[Ack], start: float, end: float) -> float:
@@ -187,6 +191,17 @@ def detected_at(samples: list[IsrSample], fault: float) -> float | None:
     return None
 
 
+def fenced_at(samples: list[IsrSample], fault: float, until: float | None = None) -> float | None:
+    """First sample at or after ``fault`` (and at most ``until``) in which the watched broker
+    was no longer registered: the controller had fenced it."""
+    for s in samples:
+        if until is not None and s.t > until:
+            break
+        if s.t >= fault and s.partitions and not s.broker_registered:
+            return s.t
+    return None
+
+
 def isr_full_at(samples: list[IsrSample], fault: float) -> float | None:
     """After a detected fault: the first sample with the broker registered and no partition
     under-replicated. None when the ISR never shrank (nothing to recover) or never recovered
@@ -196,6 +211,21 @@ def isr_full_at(samples: list[IsrSample], fault: float) -> float | None:
         return None
     for s in samples:
         if s.t > seen and s.partitions and s.broker_registered and s.under_replicated == 0:
+            return s.t
+    return None
+
+
+def whole_again_at(samples: list[IsrSample], fault: float) -> float | None:
+    """After ``fault``: the first sample with the broker registered and no partition
+    under-replicated that follows one with a partition under-replicated, whichever replica
+    was missing (None: not yet, or no ISR shrank)."""
+    shrank = False
+    for s in samples:
+        if s.t < fault or not s.partitions:
+            continue
+        if s.under_replicated > 0:
+            shrank = True
+        elif shrank and s.broker_registered:
             return s.t
     return None
 

@@ -12,12 +12,16 @@ DRL-0  The load and its check. On each cluster a topic with three replicas and
        acknowledgement; afterwards the verifiable consumer reads the topic back. Lab only:
        the NFS brokers' volumes are mounted with ``x-lab-nopassthrough`` for the drills (and
        as before afterwards), so that the lab's NFS layer sees every write.
-DRL-1  NFS server pause: broker 1's mount stops answering for a set time (the lab's hook).
+       Every drill runs on the deploy checklist's broker settings (Kafka's default follower
+       lag allowance, configs.py), switched to in a rolling restart and switched back after.
+DRL-1  NFS server pause: broker 1's mount stops answering for a set time (the lab's hook),
+       at several lengths; those past the checklist's lag allowance also on the TR's value.
 DRL-2  LIF migration: the data LIF broker 1 mounts from moves to the partner node, and back.
 DRL-3  Volume full: broker 1's volume is set just above what it holds and Kafka's writes fill
        it; the broker stops; the fix (``volume size``) and a restart; the preflight's space
        check before, on the full volume and after the fix.
-DRL-4  Network partition: broker 1's host loses its link for a set time (DAS and NFS).
+DRL-4  Network partition: broker 1's host loses its link for a set time (DAS and NFS), at
+       several lengths.
 DRL-5  Hard host loss: broker 1's host goes off the network and every process on it dies at
        once; the standby takes over its address and node id (DAS: empty disk; NFS: the same
        volume, whose NFSv4 lock the dead client still holds until its lease runs out).
@@ -34,8 +38,10 @@ step that changes something is planned, and nothing is read that a planned step 
 
 The package, in the chapter's order:
 
-    harness             what every drill shares (DRL-0): the clusters, the load around a
-                        drill, measuring each fault, waiting for recovery, the lab's state
+    configs             the broker configurations the drills run on (checklist, TR)
+    harness             what every drill shares (DRL-0): the clusters, their configuration,
+                        the load around a drill, measuring each fault, waiting for recovery,
+                        the lab's state
     sides, runs         a cluster as the drills use it; a fault and a drill's outcome
     drl1_pause .. drl6_storage_failover
                         one module per drill, each a ``run(harness, ...)``
@@ -47,6 +53,7 @@ from . import (drl1_pause, drl2_lif_migration, drl3_volume_full, drl4_partition,
                drl5_host_loss, drl6_storage_failover, report)
 from .drl3_volume_full import SPACE_CLAIM, nearly_full_mb
 from .drl5_host_loss import LEASE_CLAIM, TAKEOVER_CONFIG
+from .configs import CONFIGS, LAG
 from .harness import (LEAD_CUT_S, LOG_PATTERN, NO_PASSTHROUGH, PRODUCER_CONFIG, SNIP, TOPIC,
                       Harness)
 from .report import CLAIMS, EVIDENCE
@@ -56,7 +63,7 @@ from .sides import CLUSTERS, Side, SideRecords, sides
 __all__ = ["FailureDrills", "Harness", "Side", "SideRecords", "sides", "Run", "Outcome",
            "nearly_full_mb", "SNIP", "TOPIC", "CLUSTERS", "PRODUCER_CONFIG", "TAKEOVER_CONFIG",
            "NO_PASSTHROUGH", "LEAD_CUT_S", "CLAIMS", "EVIDENCE", "LEASE_CLAIM", "SPACE_CLAIM",
-           "LOG_PATTERN"]
+           "LOG_PATTERN", "CONFIGS", "LAG"]
 
 
 class FailureDrills:
@@ -64,16 +71,20 @@ class FailureDrills:
     steps the notebook calls, in its order; what they share is the Harness."""
 
     def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
-                 settle_s: float = 3, recover_timeout_s: float = 180):
-        self.harness = Harness(run, repeats, rate, lead_s, settle_s, recover_timeout_s)
+                 settle_s: float = 3, recover_timeout_s: float = 240,
+                 configs: dict[str, dict[str, str]] | None = None):
+        self.harness = Harness(run, repeats, rate, lead_s, settle_s, recover_timeout_s,
+                               configs)
 
     def prepare(self) -> None:
-        """DRL-0: the drills topic, the producer's settings, on the lab the NFS mounts."""
+        """DRL-0: the drills topic, the brokers on the deploy checklist's settings, the
+        producer's settings, on the lab the NFS mounts."""
         self.harness.prepare()
 
-    def pause(self, seconds: float) -> None:
-        """DRL-1: broker 1's NFS mount stops answering for ``seconds``."""
-        drl1_pause.run(self.harness, seconds)
+    def pause(self, lengths: list[float]) -> None:
+        """DRL-1: broker 1's NFS mount stops answering, for each of ``lengths`` seconds; the
+        lengths past the checklist's follower lag allowance again on the TR's value."""
+        drl1_pause.run(self.harness, _lengths("pause_s", lengths))
 
     def lif_migration(self, away_s: float) -> None:
         """DRL-2: broker 1's data LIF moves to the partner node and, ``away_s`` later, back."""
@@ -83,9 +94,10 @@ class FailureDrills:
         """DRL-3: Kafka's writes fill broker 1's volume; the fix and a restart."""
         drl3_volume_full.run(self.harness, fill_rate, full_percent, floor_mb)
 
-    def partition(self, seconds: float) -> None:
-        """DRL-4: broker 1's host loses its link for ``seconds`` (on each cluster)."""
-        drl4_partition.run(self.harness, seconds)
+    def partition(self, lengths: list[float]) -> None:
+        """DRL-4: broker 1's host loses its link, for each of ``lengths`` seconds (on each
+        cluster)."""
+        drl4_partition.run(self.harness, _lengths("partition_s", lengths))
 
     def host_loss(self, down_s: float) -> None:
         """DRL-5: broker 1's host fails at once; the spare takes over (on each cluster)."""
@@ -97,7 +109,8 @@ class FailureDrills:
         drl6_storage_failover.run(self.harness, held_s)
 
     def restore(self) -> None:
-        """After the drills: the NFS brokers' volumes mounted as they were (DRL-0)."""
+        """After the drills: the brokers' configuration files and the NFS brokers' volumes as
+        DRL-0 found them."""
         self.harness.restore()
 
     def summary(self) -> None:
@@ -133,3 +146,13 @@ class FailureDrills:
     def found(self) -> dict | None:
         """The lab as DRL-0 left it (None on a dry run)."""
         return self.harness.found
+
+
+def _lengths(name: str, lengths) -> list[float]:
+    """A drill's fault lengths: one number or a list of them, each above 0 s."""
+    xs = [lengths] if isinstance(lengths, (int, float)) else list(lengths)
+    bad = [x for x in xs if isinstance(x, bool) or not isinstance(x, (int, float)) or x <= 0]
+    if not xs or bad:
+        raise ValueError(f"{name}: give fault lengths in seconds, each above 0 (such as "
+                         f"[10, 60, 180]); got {lengths!r}")
+    return [float(x) for x in xs]

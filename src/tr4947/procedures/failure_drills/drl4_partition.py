@@ -1,17 +1,31 @@
 """DRL-4, network partition: broker 1's host loses its link for a set time, on both clusters
-at once."""
+at once, at several lengths on either side of Kafka's timeouts (on the deploy checklist's
+configuration: a cut-off broker is fenced by the controller once its heartbeats stop, which
+takes it out of every ISR whatever the follower lag allowance says)."""
 from __future__ import annotations
 
 import time
 
 from .harness import LEAD_CUT_S, SNIP, Harness
-from .report import report
+from .report import fenced_note, lengths_text, report
 from .runs import Run
 from .sides import Side
 
 
-def run(harness: Harness, seconds: float) -> None:
-    """DRL-4: broker 1's host loses its link for ``seconds`` (on each cluster)."""
+def run(harness: Harness, lengths: list[float]) -> None:
+    """DRL-4: broker 1's host loses its link for each of ``lengths`` seconds (on each
+    cluster), ``repeats`` times each."""
+    outcomes = []
+    for seconds in lengths:
+        outcomes += harness.both(lambda s, x=seconds: _cut(harness, s, x))
+    report(harness, "DRL-4", outcomes, "broker 1's host cut off for " + lengths_text(lengths))
+    fenced_note(harness, "DRL-4", outcomes)
+
+
+def _cut(harness: Harness, s: Side, seconds: float):
+    first = not any(o.drill == "DRL-4" and o.cluster == s.name for o in harness.outcomes)
+    load = harness.load_label(s, seconds)
+
     def inject(s: Side, n: int, w) -> Run | None:
         # A few seconds ahead: the command's answer must be home before the link goes.
         at = time.time() + LEAD_CUT_S
@@ -19,7 +33,7 @@ def run(harness: Harness, seconds: float) -> None:
                                   needs=harness.setup,
                                   DEV=s.b1.get("kafka_interface", "eth0"),
                                   AT=f"{at:.3f}", HEAL_AT=f"{at + seconds:.3f}")
-        if n == 0:
+        if n == 0 and first:
             s.rec.show("DRL-4", f"{s.name.upper()}: {s.b1.name} is cut off for "
                           f"{seconds:g} s", r)
         if r.planned:
@@ -31,7 +45,6 @@ def run(harness: Harness, seconds: float) -> None:
         run = Run("DRL-4", s.name, n, float(marks[0]), float(marks[1]))
         harness.recovered(w, run, "the heal")
         if n == 0:
-            harness.log_lines("DRL-4", s, run, [s.b1, s.controllers[0]])
+            harness.log_lines("DRL-4", s, run, [s.b1, s.controllers[0]], load)
         return run
-    outcomes = harness.both(lambda s: harness.drill("DRL-4", s, inject, "Network partition"))
-    report(harness, "DRL-4", outcomes, f"broker 1's host cut off for {seconds:g} s")
+    return harness.drill("DRL-4", s, inject, "Network partition", length=seconds)

@@ -14,11 +14,12 @@ from shlex import quote as q
 
 from ... import kafka_tools as kt
 from ...inventory import Host
-from ...javaprops import parse_properties
 from ...measure import drills as m
 from ...wait import until
 from .. import space_check as sc
 from ..nfs_audit import default_svm
+from . import configs as cf
+from .configs import started_with
 from .runs import Outcome, Run
 from .sides import CLUSTERS, Side, SideRecords, sides
 
@@ -26,9 +27,9 @@ SNIP = "failure-drills/"
 TOPIC = "drills"
 PRODUCER_CONFIG = "failure-drills/DRL-0-producer.properties"
 NO_PASSTHROUGH = "x-lab-nopassthrough"
-#: Kafka's defaults of the broker settings DRL-0 reads, for a file that leaves them out.
-KAFKA_DEFAULTS = {"replica.lag.time.max.ms": "30000", "min.insync.replicas": "1",
-                  "unclean.leader.election.enable": "false"}
+#: A run's column for a drill at several lengths: partitions that had not acknowledged since
+#: the fault when it ended.
+WAITING = "partitions still waiting when the fault ended"
 #: How far ahead a cut is scheduled on the host it cuts off (its SSH answer must be home first).
 LEAD_CUT_S = 3.0
 #: Lines of Kafka's log an operator looks for after each drill (brokers and controllers).
@@ -43,7 +44,8 @@ class Harness:
     (Side), the load's parameters, and what DRL-0 set up and found."""
 
     def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
-                 settle_s: float = 3, recover_timeout_s: float = 180):
+                 settle_s: float = 3, recover_timeout_s: float = 240,
+                 configs: dict[str, dict[str, str]] | None = None):
         self.run, self.t, self.rec = run, run.target, run.rec
         self._barrier: threading.Barrier | None = None
         self.sides = sides(self.t)
@@ -59,7 +61,9 @@ class Harness:
         self.setup = None                   # DRL-0's first step: planned on a dry run
         self.hook = False                   # the lab's NFS drill hook is on the NFS brokers
         self.found: dict | None = None      # the lab as DRL-0 left it (see state())
-        self.settings: dict[str, dict[str, str]] = {}   # per cluster: broker 1's (DRL-0)
+        self.settings: dict[str, dict[str, str]] = {}   # per cluster: broker 1's, now
+        self.configs = configs or cf.CONFIGS    # what each configuration sets (configs.py)
+        self.current: dict[str, str | None] = {c: None for c in self.sides}  # None: as found
 
     def both(self, fn) -> list:
         """``fn(side)`` for every cluster at once, one thread each (the same fault at the
@@ -108,13 +112,9 @@ class Harness:
             self.rec.show("DRL-0", f"{c.upper()}: the drills topic", r, show=c == "nfs")
         self.setup = first
         for c, s in self.sides.items():
-            # What decides how a fault plays out, as broker 1 was started with it (the
-            # verdicts say it).
-            cfg = t.run_snippet(SNIP + "DRL-0-broker-config.sh", s.b1.name, read_only=True,
-                                check=True, needs=self.setup)
-            self.settings[c] = {} if cfg.planned else started_with(cfg.stdout)
-            self.rec.show("DRL-0", f"{c.upper()}: broker 1's settings that decide the drills",
-                          cfg, show=c == "nfs")
+            self._read_settings(s, "as found")
+        # Every drill runs on the deploy checklist's settings; DRL-1 also on the TR's.
+        self.configure(cf.CHECKLIST)
         self.rec.show("DRL-0", "The verifiable producer's settings, on the client",
                       t.run_snippet(PRODUCER_CONFIG, self.client, check=True), show=False)
         nfs = self.sides.get("nfs")
@@ -135,6 +135,124 @@ class Harness:
             print(f"lab state recorded: {len(self.found['hosts'])} hosts, "
                   f"volumes {self.found['volumes']}, LIFs {self.found['lifs']}")
 
+    def _read_settings(self, s: Side, when: str, proc: str = "DRL-0") -> None:
+        """What decides how a fault plays out, as broker 1 was started with it (each drill's
+        outcome keeps it, and its verdict says it)."""
+        cfg = self.t.run_snippet(SNIP + "DRL-0-broker-config.sh", s.b1.name, read_only=True,
+                                 check=True, needs=self.setup)
+        self.settings[s.name] = {} if cfg.planned else started_with(cfg.stdout)
+        s.rec.show(proc, f"{s.name.upper()}: broker 1's settings that decide the drills, "
+                            f"{when}", cfg, show=s.name == "nfs")
+
+    # --- the configuration the drills run on (configs.py) -----------------------------------
+    def configure(self, name: str | None, only: str | None = None,
+                  proc: str = "DRL-0") -> None:
+        """Every broker of every cluster (``only``: of that one) onto configuration ``name``
+        (configs.CONFIGS; None: the files as DRL-0 found them), one restart at a time;
+        recorded under ``proc``."""
+        chosen = [s for c, s in self.sides.items() if only in (None, c)]
+        if len(chosen) > 1:
+            self.both(lambda s: self._switch(s, name, proc))
+        else:
+            for s in chosen:
+                self._switch(s, name, proc)
+
+    def _switch(self, s: Side, name: str | None, proc: str) -> None:
+        if self.current[s.name] == name:
+            return
+        t, label = self.t, cf.LABELS[name]
+        restart, shown = [], None
+        for b in s.brokers:
+            path = cf.config_path(b)
+            # The file as DRL-0 found it, kept once (the restore puts it back).
+            kept = t.run(f"test -e {q(path + cf.FOUND_SUFFIX)} || cp -p {q(path)} "
+                         f"{q(path + cf.FOUND_SUFFIX)}", b.name, check=True, needs=self.setup)
+            if name is None:
+                # The file comes back as it was; the broker restarts only where a setting
+                # the drills change differs from it.
+                now = t.read_file(b.name, path, needs=kept)
+                was = t.read_file(b.name, path + cf.FOUND_SUFFIX, needs=kept)
+                changed = now.planned or any(
+                    started_with(now.stdout).get(k) != started_with(was.stdout).get(k)
+                    for k in {k for c in self.configs.values() for k in c})
+                r = t.run_snippet(SNIP + "DRL-0-config-restore.sh", b.name, check=True,
+                                  needs=kept, CONFIG=path, FOUND=path + cf.FOUND_SUFFIX,
+                                  SWITCHED=path + cf.SWITCH_SUFFIX)
+            else:
+                now = t.read_file(b.name, path, needs=kept)
+                wanted = self.configs[name]
+                changed = now.planned or cf.needs_switch(started_with(now.stdout), wanted)
+                r = t.apply_properties(None, b.name, path, text=cf.properties(wanted),
+                                       backup=path + cf.SWITCH_SUFFIX, check=True,
+                                       needs=kept) if changed else now
+            shown = shown or r
+            if changed:
+                restart.append(b)
+        what = ("the brokers' files as DRL-0 found them" if name is None else
+                ", ".join(f"{k}={v}" for k, v in self.configs[name].items()))
+        s.rec.show(proc, f"{s.name.upper()}: {label}: {what} ({s.b1.name}; the others "
+                         "alike), then each broker restarted in turn", shown)
+        for b in restart:
+            self._restart(s, b, "back on its file as found" if name is None else
+                          f"onto the {label}'s settings")
+        self.current[s.name] = name
+        self._read_settings(s, label, proc)
+
+    def _restart(self, s: Side, b: Host, why: str) -> None:
+        """Broker ``b`` stopped cleanly and started, then until every partition of the cluster
+        has its full ISR again (so that the next restart takes no second replica away)."""
+        stopped = s.cluster.stop([b])
+        if stopped.planned:
+            s.cluster.start([b])
+            return
+        s.cluster.start([b], timeout=240)
+        print(f"{s.name}: {b.name} restarted {why}")
+        self.whole(s, b, f"after {b.name} restarted")
+
+    def whole(self, s: Side, b: Host | None = None, why: str = "") -> None:
+        """Until broker ``b`` (default: broker 1) of cluster ``s`` is registered and every
+        partition of the cluster has its full ISR."""
+        w = m.Watch(s.bootstrap(), s.cluster.node_id(b or s.b1), None)
+        with w:
+            w.wait(lambda smp: smp[-1].t if smp and smp[-1].partitions and
+                   smp[-1].broker_registered and smp[-1].under_replicated == 0 else None,
+                   self.timeout, f"every ISR of {s.name} full {why}".rstrip())
+
+    def preferred_leaders(self, s: Side) -> None:
+        """Before a drill's load: every partition of the drills topic led by its preferred
+        replica (the first of its replica list), so that each drill starts with broker 1
+        leading its share, whatever restarts and earlier drills moved. Kafka's own
+        rebalancing would do it only at its next five-minute check, in the middle of a drill.
+        The Admin API's preferred election, from the control node, as kafka-leader-election.sh
+        --election-type PREFERRED does it. The first time, the leaders are recorded."""
+        if self.dry:
+            if not self.outcomes:
+                s.rec.text("DRL-0", "", "Planned before each drill's load: a preferred leader "
+                           "election on the drills topic (Kafka's Admin API, as "
+                           "kafka-leader-election.sh --election-type PREFERRED does).")
+            return
+        from confluent_kafka import ElectionType, TopicPartition
+
+        from ...transports import kafka_admin
+        # A preferred replica can lead again only once it is back in the ISR.
+        self.whole(s, why="before the load")
+        admin = kafka_admin.client(s.bootstrap(), **{"request.timeout.ms": 30000})
+        parts = admin.list_topics(TOPIC, timeout=30).topics[TOPIC].partitions
+        wanted = [TopicPartition(TOPIC, p) for p in sorted(parts)]
+        # ELECTION_NOT_NEEDED for a partition already led by its preferred replica is fine.
+        admin.elect_leaders(ElectionType.PREFERRED, wanted).result(timeout=60)
+
+        def led() -> list | None:
+            md = admin.list_topics(TOPIC, timeout=30).topics[TOPIC].partitions
+            rows = [[p, md[p].replicas[0], md[p].leader] for p in sorted(md)]
+            return rows if all(r[1] == r[2] for r in rows) else None
+        rows = until(led, 60, 0.5, f"every partition of {s.name}'s drills topic led by its "
+                                   "preferred replica")
+        if not any(o.cluster == s.name for o in self.outcomes):
+            s.rec.table("DRL-0", f"{s.name.upper()}: the drills topic's leaders before the "
+                                 "first load, after a preferred leader election",
+                        ["Partition", "Preferred leader", "Leader"], rows)
+
     def _remount(self, s: Side, options: str, title: str) -> None:
         """DRL-0-remount.sh on every NFS broker at once (no load runs between the drills),
         then until all of them serve again."""
@@ -149,8 +267,10 @@ class Harness:
             s.cluster.wait_serving(s.brokers, 240)
 
     def restore(self) -> None:
-        """After the drills: the NFS brokers' volumes mounted with the inventory's options
-        again (DRL-0), and the lab compared with what DRL-0 recorded."""
+        """After the drills: every broker's configuration file as DRL-0 found it (restarted
+        where it differs), and the NFS brokers' volumes mounted with the inventory's options
+        again (DRL-0)."""
+        self.configure(None)
         nfs = self.sides.get("nfs")
         if nfs is not None and self.hook:
             self._remount(nfs, _extra(nfs.options), "After the drills: the volumes as they were")
@@ -199,13 +319,23 @@ class Harness:
         return out
 
     # --- the load around one drill on one cluster (DRL-0) ---------------------------------------
-    def drill(self, proc: str, s: Side, inject, title: str, after=None) -> Outcome | None:
+    def drill(self, proc: str, s: Side, inject, title: str, after=None,
+              length: float | None = None) -> Outcome | None:
         """``repeats`` runs of ``inject(s, n, watch) -> Run`` on cluster ``s`` under the
-        verifiable producer, then the check; recorded under ``proc``."""
+        verifiable producer, then the check; recorded under ``proc``. ``length``: the fault's
+        set length, for a drill run at several (its runs then also count the partitions
+        still waiting when the fault ended)."""
         t = self.t
-        prefix = f"{proc[-1]}{CLUSTERS.index(s.name) + 1}"
-        out = f"/tmp/drill-{proc}-{s.name}.jsonl"
+        # Values <drill><cluster><k>.n: the k-th load of this drill on this cluster (each
+        # check reads back only its own load's values; the verifiable producer's prefix is
+        # a number).
+        k = sum(1 for o in self.outcomes if (o.drill, o.cluster) == (proc, s.name))
+        if k > 9:
+            raise ValueError(f"{proc} on {s.name}: at most 10 loads per drill and cluster")
+        prefix = f"{proc[-1]}{CLUSTERS.index(s.name) + 1}{k}"
+        out = f"/tmp/drill-{proc}-{s.name}-{k}.jsonl"
         env = {"BOOTSTRAP": s.bootstrap(), "VALUE_PREFIX": prefix}
+        self.preferred_leaders(s)
         started = t.run_snippet(SNIP + "DRL-0-producer-start.sh", self.client, check=True,
                                 timeout=180, needs=self.setup, RATE=int(self.rate), OUT=out,
                                 **env)
@@ -257,7 +387,7 @@ class Harness:
         transcripts["check"] = consumed
         read = m.parse_consumed(t.read_file(self.client, out + ".read").stdout)
         result = m.check(produced, read, prefix)
-        self._measure(runs, produced, samples, result)
+        self._measure(runs, produced, samples, result, waiting=length is not None)
         if runs:
             # The drill's measurement window: the producer under watch from its steady start
             # to the last run's end (overlapping DAS and NFS windows count once in a run's
@@ -265,14 +395,15 @@ class Harness:
             s.rec.measured(runs[-1].end - steady[0], f"{proc} {s.name}", end=runs[-1].end)
         unchanged = self._same_as_found(s, f"{proc} {s.name}")
         o = Outcome(proc, s.name, runs, result, produced, self.rate, unchanged, transcripts,
-                    samples)
+                    samples, config=self.current[s.name],
+                    settings=dict(self.settings.get(s.name, {})), length=length)
         self.outcomes.append(o)
         print(f"{proc} {s.name}: {result.acked} acknowledged, {len(result.lost)} lost, "
               f"{result.duplicates} duplicates; lab as found: {'yes' if unchanged else 'NO'}")
         return o
 
     def _measure(self, runs: list[Run], produced: m.ProducerLog, samples: list,
-                 result: m.Check) -> None:
+                 result: m.Check, waiting: bool = False) -> None:
         lost = set(result.lost)
         for i, r in enumerate(runs):
             r.end = runs[i + 1].fault - self.lead_s if i + 1 < len(runs) else \
@@ -282,6 +413,15 @@ class Harness:
             window = m.in_window(produced.acks, r.fault - 60, r.end)
             st = m.stall(window, r.fault, r.end)
             r.resume_s, r.stall_s = st.resumed_s, st.longest_s
+            if waiting and r.heal is not None:
+                # Which partitions the fault held for its whole length, and which resumed
+                # before it ended (the cluster worked around broker 1).
+                at_heal = m.stall(m.in_window(produced.acks, r.fault - 60, r.heal), r.fault,
+                                  r.heal)
+                r.extra[WAITING] = at_heal.silent
+                r.extra["_partitions"] = at_heal.of
+                fenced = m.fenced_at(samples, r.fault, r.end)
+                r.extra["_fenced"] = None if fenced is None else fenced - r.fault
             d = m.detected_at(samples, r.fault)
             r.detect_s = None if d is None or d > r.end else d - r.fault
             r.shrank = m.isr_shrank([x for x in samples if x.t <= r.end], r.fault)
@@ -352,9 +492,10 @@ class Harness:
 
     # --- waiting ----------------------------------------------------------------------------------
     def recovered(self, w, r: Run, what: str) -> None:
-        """Until every ISR is full again, if the fault made one shrink."""
+        """Until every ISR is full again, if the fault made one shrink (whichever replica
+        left it: a paused leader drops its followers once it runs again)."""
         if m.isr_shrank(w.samples, r.fault):
-            w.wait(lambda smp: m.isr_full_at(smp, r.fault), self.timeout,
+            w.wait(lambda smp: m.whole_again_at(smp, r.fault), self.timeout,
                    f"every ISR of {r.cluster} full again after {what}")
 
     def reachable(self, host: str, timeout: float = 180) -> None:
@@ -369,20 +510,20 @@ class Harness:
               seen=lambda: (f"exit {last[0].exit_code}, timed out {last[0].timed_out}: "
                             f"{last[0].output[-300:]}") if last else "nothing")
 
-    def log_lines(self, proc: str, s: Side, r: Run, hosts: list[Host]) -> None:
-        """The log lines an operator would see, from the first run of a drill."""
+    def log_lines(self, proc: str, s: Side, r: Run, hosts: list[Host],
+                  load: str = "") -> None:
+        """The log lines an operator would see, from the first run of a drill (``load``:
+        which of the drill's loads, where it has several: configuration and length)."""
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.fault - 1))
         for h in hosts:
             got = self.t.run_snippet(SNIP + "DRL-0-log-lines.sh", h.name, read_only=True,
                                      PATTERN=LOG_PATTERN, SINCE=since, LINES=14)
-            s.rec.show(proc, f"{s.name.upper()}, run 1: what {h.name}'s log says", got,
+            s.rec.show(proc, f"{s.name.upper()}{load}, run 1: what {h.name}'s log says", got,
                           show=False)
 
-
-def started_with(lines: str) -> dict[str, str]:
-    """Broker 1's settings as DRL-0-broker-config.sh prints them (``key=value`` lines of its
-    properties file), with Kafka's defaults for the keys the file leaves out."""
-    return {**KAFKA_DEFAULTS, **parse_properties(lines)}
+    def load_label(self, s: Side, length: float) -> str:
+        """How a drill at several lengths and configurations names one of its loads."""
+        return f", {length:g} s, {cf.LABELS[self.current[s.name]]}"
 
 
 def _extra(options: str) -> str:

@@ -40,6 +40,9 @@ class Outcome:
     unchanged: bool
     transcripts: dict = field(default_factory=dict)
     samples: list = field(default_factory=list)
+    config: str | None = None           # the configuration it ran on (configs.CONFIGS key)
+    settings: dict = field(default_factory=dict)    # broker 1's, as DRL-0 read them then
+    length: float | None = None         # the fault's set length, where the drill has several
 
     @property
     def held(self) -> bool:
