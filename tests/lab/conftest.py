@@ -53,16 +53,22 @@ LAB_JVM_OPTS = "kafka_jvm_opts: -XX:+UseSerialGC "
 TEST_JVM_OPTS = "kafka_jvm_opts: -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "
 
 
-def copy_inventory(dest: Path, state: Path) -> Path:
+def copy_inventory(dest: Path, state: Path,
+                   replace: dict[str, str] | None = None) -> Path:
     """The lab inventory (hosts.yml, group_vars/, host_vars/) on 198.19.0.0/16 with its state
-    in ``state``, its brokers' JIT limited to its first tier (TEST_JVM_OPTS)."""
+    in ``state``, its brokers' JIT limited to its first tier (TEST_JVM_OPTS); ``replace``:
+    further text to change in it (each must be found)."""
     def edit(text: str) -> str:
         text = text.replace(LAB_JVM_OPTS, TEST_JVM_OPTS)
+        for old, new in (replace or {}).items():
+            text = text.replace(old, new)
         return re.sub(r"\b198\.18\.", "198.19.", text).replace(DEFAULT_STATE, str(state))
     f = inventory_copy.copy_inventory(LAB_INVENTORY.parent, Path(dest), edit)
     left = inventory_copy.tree_text(Path(dest))
     assert "198.18." not in left and DEFAULT_STATE not in left
     assert TEST_JVM_OPTS in left, f"no '{LAB_JVM_OPTS}' in the lab inventory to edit"
+    for old, new in (replace or {}).items():
+        assert new in left, f"no '{old}' in the lab inventory to replace"
     return f
 
 
@@ -85,9 +91,9 @@ class OwnLab:
     _targets: list = field(default_factory=list)
 
     @classmethod
-    def make(cls, base: Path) -> "OwnLab":
+    def make(cls, base: Path, replace: dict[str, str] | None = None) -> "OwnLab":
         root = Path(base) / "state"
-        inv = copy_inventory(Path(base) / "lab", root)
+        inv = copy_inventory(Path(base) / "lab", root, replace)
         remote = remote_copy(Path(base) / "lab-remote", inv)
         return cls(Path(base), root, inv, remote, Lab(inv, root=root, echo=print))
 
@@ -130,11 +136,13 @@ def require_lab() -> None:
 
 
 @contextlib.contextmanager
-def own_lab(base: Path, clusters=(), kafka_state: str = "installed", up: bool = True):
-    """An OwnLab (brought up with ``clusters`` unless ``up`` is false), always taken down;
-    then nothing of it may be left."""
+def own_lab(base: Path, clusters=(), kafka_state: str = "installed", up: bool = True,
+            replace: dict[str, str] | None = None):
+    """An OwnLab (brought up with ``clusters`` unless ``up`` is false; ``replace``: text to
+    change in its inventory, copy_inventory), always taken down; then nothing of it may be
+    left."""
     require_lab()
-    tl = OwnLab.make(base)
+    tl = OwnLab.make(base, replace)
     mp = pytest.MonkeyPatch()
     mp.setenv("TR4947_LAB_STATE", str(tl.root))
     mp.setattr(paths, "LAB_STATE", tl.root)
