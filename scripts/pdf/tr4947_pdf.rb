@@ -128,7 +128,7 @@ class TR4947Marks < Asciidoctor::Extensions::Treeprocessor
       scale = 1.0 unless scale > 0 && scale < 1
       if need.sum * scale > 88
         # the words alone fill the line: a smaller face, each column its widest word
-        scale = [88.0 / need.sum, 0.6].max
+        scale = [88.0 / need.sum, 0.5].max
         t.set_attr 'pdf-font-scale', scale.round(2)
         t.columns.each_with_index {|c, i| c.set_attr 'colpcwidth', (need[i] * 100.0 / need.sum).round(4) }
         next

@@ -295,7 +295,7 @@ def _pdf_font_scale(widths: list[int]) -> str:
     font: the font scale that makes them fit (scripts/pdf/tr4947_pdf.rb applies it), so the
     PDF never cuts a word; "" for a table that fits."""
     total = sum(widths)
-    return f",pdf-font-scale={max(0.6, PDF_LINE / total):.2f}" if total > PDF_LINE else ""
+    return f",pdf-font-scale={max(0.5, PDF_LINE / total):.2f}" if total > PDF_LINE else ""
 
 
 def capitalised(title: str) -> str:
