@@ -11,7 +11,7 @@ import pytest
 from tr4947.procedures.failure_drills import configs as cf
 from tr4947.procedures.failure_drills import _lengths
 from tr4947.procedures.failure_drills.harness import WAITING
-from tr4947.procedures.failure_drills.report import fenced_note, lag_clauses, lengths_text
+from tr4947.procedures.failure_drills.report import lag_clauses, lengths_text, tr_value_note
 
 FILE_LINES = """\
 replica.lag.time.max.ms=100000000
@@ -28,11 +28,12 @@ def test_the_settings_are_the_files_lines_and_kafkas_defaults_for_the_rest():
                                    "unclean.leader.election.enable": "false"}
 
 
-def run(fault_len, shrank=False, waiting=None, fenced=None):
-    extra = {"_partitions": 6, "_fenced": fenced}
+def run(fault_len, shrank=False, waiting=None, fenced=None, stall=None):
+    extra = {}
     if waiting is not None:
         extra[WAITING] = waiting
-    return NS(fault=100.0, heal=100.0 + fault_len, shrank=shrank, extra=extra)
+    return NS(fault=100.0, heal=100.0 + fault_len, shrank=shrank, extra=extra, partitions=6,
+              fenced_s=fenced, stall_s=fault_len if stall is None else stall)
 
 
 def outcome(cluster, *faults, lag="100000000", length=None, runs=None):
@@ -108,19 +109,29 @@ def drills_with(checklist_lag="30000"):
     return NS(rec=Rec(), configs={cf.CHECKLIST: {cf.LAG: checklist_lag}})
 
 
-def test_the_fenced_note_comes_from_the_runs():
+def test_the_note_on_the_tr_value_comes_from_the_runs():
     h = drills_with()
-    fenced_note(h, "DRL-4", [outcome("das", runs=[run(60, fenced=9.1), run(60, fenced=9.5)]),
-                             None])
+    tr_value_note(h, "DRL-4", [outcome("das", runs=[run(60, fenced=9.1), run(60, fenced=9.5)]),
+                               None])
     assert h.rec.texts == [
         "Not run beside it with the TR's replica.lag.time.max.ms: in every run (2) the "
-        "controller fenced broker 1 9.3 (9.1-9.5, n=2) s after the cut, before the checklist's "
-        "allowance (30 s) ran out, and a fenced broker leaves every in-sync replica set "
-        "whatever that setting says."]
-    # a run the controller did not fence in time is named, not hidden
+        "controller fenced broker 1 9.3 (9.1-9.5, n=2) s after the fault began, before the "
+        "checklist's allowance (30 s) ran out, and a fenced broker leaves every in-sync "
+        "replica set whatever that setting says."]
+    # short waits, or fenced in time: the setting could not change any run
     h = drills_with()
-    fenced_note(h, "DRL-4", [outcome("nfs", runs=[run(60, fenced=9.0), run(60, fenced=None)])])
-    assert "in 1 of 2 runs the controller had not fenced broker 1" in h.rec.texts[0]
+    tr_value_note(h, "DRL-6", [outcome("nfs", runs=[run(15, stall=6.2), run(15, stall=4.0),
+                                                    run(40, fenced=8.0)])])
+    assert h.rec.texts == [
+        "Not run beside it with the TR's replica.lag.time.max.ms: in 2 of 3 runs no partition "
+        "waited as long as the checklist's allowance (30 s; the longest wait was 6.2 s), and "
+        "in the other 1 the controller fenced broker 1 before it ran out, so that setting "
+        "could not change the outcome."]
+    # a run with a long wait and no fencing in time is named, not hidden
+    h = drills_with()
+    tr_value_note(h, "DRL-4", [outcome("nfs", runs=[run(60, fenced=9.0), run(60, fenced=None)])])
+    assert "in 1 of 2 runs a partition waited longer than the checklist's allowance" \
+        in h.rec.texts[0]
 
 
 def test_fault_lengths_are_checked_and_named():
@@ -131,3 +142,16 @@ def test_fault_lengths_are_checked_and_named():
             _lengths("pause_s", bad)
     assert lengths_text([10, 60, 180]) == "10, 60 and 180 s"
     assert lengths_text([15]) == "15 s"
+
+
+def test_refused_sends_are_grouped_by_kind_whatever_counts_their_messages_carry():
+    from tr4947.procedures.failure_drills.report import refusals
+    errs = [{"exception": "org.apache.kafka.common.errors.TimeoutException",
+             "message": f"Expiring {n} record(s) for drills-0:{ms} ms has passed since batch "
+                        "creation"} for n, ms in ((12, 120001), (7, 120004), (12, 120010))]
+    errs.append({"exception": "org.apache.kafka.common.errors.NotEnoughReplicasException",
+                 "message": "Messages are rejected since there are fewer in-sync replicas"})
+    got = refusals(errs)
+    assert got[0] == ("org.apache.kafka.common.errors.TimeoutException: Expiring <n> record(s) "
+                      "for drills-<n>:<n> ms has passed since batch creation", 3)
+    assert got[1][1] == 1 and len(got) == 2

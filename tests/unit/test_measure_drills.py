@@ -157,3 +157,84 @@ def test_whole_again_whichever_replica_left_the_isr():
     # the broker itself still fenced: not whole
     assert m.whole_again_at([sample(1, 6, 6, False), sample(2, 0, 0, False), sample(3)],
                             T0) == T0 + 3
+
+
+# --- the consumer group through a fault -------------------------------------------------------
+
+def read_line(t: float, partition: int, value: str) -> str:
+    """A line as VerifiableConsumer --verbose prints a record it received (its timestamp is
+    when the member made the event, not the record's)."""
+    return json.dumps({"timestamp": int(t * 1000), "name": "record_data", "key": "0",
+                       "value": value, "topic": "drills", "partition": partition, "offset": 3})
+
+
+def revoked(t: float) -> str:
+    return json.dumps({"timestamp": int(t * 1000), "name": "partitions_revoked",
+                       "partitions": [{"topic": "drills", "partition": 0}]})
+
+
+def test_the_groups_reads_keep_the_first_copy_of_this_loads_values_and_the_rebalances():
+    one = "\n".join([read_line(T0 + 2, 0, "12.0"), read_line(T0 + 1, 5, "11.9"), revoked(T0 + 5),
+                     json.dumps({"timestamp": int((T0 + 6) * 1000),
+                                 "name": "partitions_revoked", "partitions": []}),
+                     "not json"])
+    two = "\n".join([read_line(T0 + 7, 0, "12.0"), read_line(T0 + 3, 1, "12.1"),
+                     revoked(T0 + 5.2)])
+    g = m.parse_group([one, two], "12")
+    assert g.members == 2
+    # 12.0 read twice (a rebalance re-read): its first read counts; 11.9 is another load's.
+    assert [(r.t, r.value) for r in g.reads] == [(T0 + 2, "12.0"), (T0 + 3, "12.1")]
+    # an empty revocation (a member that held nothing) is no rebalance of its partitions
+    assert g.revoked == [T0 + 5, T0 + 5.2]
+
+
+def steady_load(seconds: int, rate: int, stall=(None, None)):
+    """A producer started at T0 sending at ``rate``; record n is due at T0 + n / rate and
+    acknowledged 10 ms later, except in the ``stall`` window (start, end), whose records are
+    acknowledged at its end. The group reads each 20 ms after its acknowledgement."""
+    s0, s1 = stall
+    prod = m.ProducerLog(started=T0)
+    reads = []
+    for n in range(seconds * rate):
+        due = T0 + n / rate
+        acked = s1 if s0 is not None and s0 <= due < s1 else due + 0.01
+        prod.acks.append(m.Ack(acked, n % 6, f"12.{n}"))
+        reads.append(m.Read(acked + 0.02, n % 6, f"12.{n}"))
+    prod.acks.sort(key=lambda a: a.t)
+    return prod, reads
+
+
+def test_a_group_that_keeps_up_is_never_late_and_its_latency_is_the_pipelines():
+    prod, reads = steady_load(20, 50)
+    got = m.group_through(prod, m.GroupLog(reads=reads, members=2), 50, T0 + 5, T0 + 15)
+    assert got.caught_up_s is None and got.unread == 0 and got.rebalances == 0
+    assert got.behind_most <= 1
+    assert got.e2e_p50_s == pytest.approx(0.03) and got.e2e_max_s == pytest.approx(0.03)
+
+
+def test_a_stall_shows_as_lag_a_catch_up_time_and_latency_counted_from_the_due_send():
+    # Records due between T0+5 and T0+8 are acknowledged only at T0+8.
+    prod, reads = steady_load(20, 50, stall=(T0 + 5, T0 + 8))
+    # ... and the group is slower still: it receives them only at T0+9.
+    reads = [m.Read(T0 + 9 if T0 + 5 <= T0 + int(r.value.split(".")[1]) / 50 < T0 + 8 else r.t,
+                    r.partition, r.value) for r in reads]
+    # one record acknowledged, never read
+    reads = [r for r in reads if r.value != "12.700"]
+    g = m.GroupLog(reads=sorted(reads, key=lambda r: r.t), revoked=[T0 + 8.5, T0 + 8.6], members=2)
+    got = m.group_through(prod, g, 50, T0 + 5, T0 + 15)
+    # At T0+8.99: the 150 stalled records (and those since) acknowledged, none of them read.
+    assert 150 <= got.behind_most <= 150 + 50
+    assert got.caught_up_s == pytest.approx(4.0)            # the last late read at T0+9
+    # the first stalled record was due at T0+5 and read at T0+9
+    assert got.e2e_max_s == pytest.approx(4.0)
+    assert got.e2e_p50_s == pytest.approx(0.03)
+    assert got.rebalances == 1 and got.unread == 1
+
+
+def test_whole_is_registered_with_every_isr_full():
+    def smp(t, reg, under, parts=6):
+        return IsrSample(t=t, partitions=parts, without_broker=0, under_replicated=under,
+                         broker_registered=reg)
+    assert m.whole_at([smp(1, True, 1), smp(2, True, 0)]) == 2
+    assert m.whole_at([smp(1, True, 0), smp(2, False, 0)]) is None
+    assert m.whole_at([smp(2, True, 0, parts=0)]) is None and m.whole_at([]) is None

@@ -12,6 +12,9 @@ reads the topic back (``record_data`` lines, one per record read). From the two:
 * per fault (a *run*), from the acknowledgement times: how long the producer's partitions
   stalled and when the last one **resumed**, and the rate the producer held just before the
   fault (the load record's achieved rate);
+* from a consumer group of verifiable consumers reading the topic while the drill runs
+  (``record_data`` lines as they arrive): how far the group fell behind, when it caught up,
+  the end-to-end latency from each record's due send time to its read, and rebalances;
 * from samples of the cluster's metadata (tr4947.measure.recovery.IsrSample): when the
   cluster **detected** the fault (the broker left an in-sync replica set or its registration
   was fenced) and when every partition's **ISR was full** again.
@@ -22,6 +25,7 @@ site, hosts kept in step by NTP).
 from __future__ import annotations
 
 import json
+import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
@@ -53,16 +57,23 @@ class ProducerLog:
         return {a.value for a in self.acks}
 
 
-def parse_producer(text: str) -> ProducerLog:
-    """The verifiable producer's stdout (one JSON object per line; anything else skipped)."""
-    out = ProducerLog()
+def events(text: str) -> Iterable[dict]:
+    """The JSON events a verifiable client printed, one object per line (log lines and a
+    line cut short by a kill are skipped)."""
     for line in text.splitlines():
+        line = line.strip()
         if not line.startswith("{"):
             continue
         try:
-            ev = json.loads(line)
+            yield json.loads(line)
         except ValueError:
             continue
+
+
+def parse_producer(text: str) -> ProducerLog:
+    """The verifiable producer's stdout."""
+    out = ProducerLog()
+    for ev in events(text):
         name = ev.get("name")
         if name == "producer_send_success":
             out.acks.append(Ack(ev["timestamp"] / 1000.0, int(ev["partition"]), str(ev["value"])))
@@ -94,6 +105,103 @@ def parse_consumed(text: str) -> Counter:
         else:
             seen[line] += 1
     return seen
+
+
+@dataclass(frozen=True)
+class Read:
+    t: float                # epoch seconds the group's member received the record
+    partition: int
+    value: str
+
+
+@dataclass
+class GroupLog:
+    """What a consumer group of verifiable consumers printed while a drill ran: the first
+    read of every value (later copies are a rebalance's re-reads), and when a member's
+    partitions were taken away (``partitions_revoked``: a rebalance began)."""
+    reads: list[Read] = field(default_factory=list)
+    revoked: list[float] = field(default_factory=list)
+    members: int = 0
+
+
+def parse_group(texts: Iterable[str], prefix: str | None = None) -> GroupLog:
+    """The members' stdouts (``kafka-verifiable-consumer.sh --verbose``): ``record_data``
+    lines (with ``prefix``: only this load's values ``<prefix>.<n>``) and
+    ``partitions_revoked`` lines. An event's ``timestamp`` is when the member made it."""
+    first: dict[str, Read] = {}
+    out = GroupLog()
+    for text in texts:
+        out.members += 1
+        for ev in events(text):
+            name, t = ev.get("name"), ev.get("timestamp", 0) / 1000.0
+            if name == "record_data":
+                v = str(ev["value"])
+                if prefix is not None and not v.startswith(f"{prefix}."):
+                    continue
+                if v not in first or t < first[v].t:
+                    first[v] = Read(t, int(ev["partition"]), v)
+            elif name == "partitions_revoked" and ev.get("partitions"):
+                out.revoked.append(t)
+    out.reads = sorted(first.values(), key=lambda r: r.t)
+    out.revoked.sort()
+    return out
+
+
+@dataclass
+class Through:
+    """The consumer group through one fault (:func:`group_through`)."""
+    behind_most: int                # most acknowledged records not yet read, at any moment
+    caught_up_s: float | None       # from the fault to the last late read (None: none late)
+    e2e_p50_s: float | None         # end-to-end latency of the records sent in the window
+    e2e_p99_s: float | None
+    e2e_max_s: float | None
+    rebalances: int                 # rebalances that began in the window
+    unread: int                     # acknowledged in the window, never read by the group
+
+
+def group_through(produced: ProducerLog, group: GroupLog, rate: float, fault: float,
+                  end: float, late_s: float = STALL_S) -> Through:
+    """How the group's reading went from ``fault`` to ``end``.
+
+    * behind: acknowledged records the group had not read yet (the consumer lag an operator
+      watches, in records), at its most;
+    * caught up: from the fault to the last read of a record that reached the group more than
+      ``late_s`` after it was due (below): when the application was on time again;
+    * end-to-end latency, for every record the producer was due to send in the window: from
+      then to the group's read. The verifiable producer paces its sends at ``rate`` from its
+      start (value n is due at start + n / rate, and at the drills' rates its sends never
+      block), so a record held back by the fault counts from when it was due, not from
+      when a stalled client got round to it;
+    * rebalances: the moments a member's partitions were revoked, one per rebalance (members
+      revoked within 5 s of each other count once).
+    """
+    acked = {a.value: a.t for a in produced.acks}
+    read = {r.value: r.t for r in group.reads}
+    ack_ts = sorted(t for t in acked.values() if t <= end)
+    read_ts = sorted(t for v, t in read.items() if v in acked and t <= end)
+    behind = 0
+    # The lag at each read and each acknowledgement in the window.
+    for t in [t for t in ack_ts + read_ts if fault <= t <= end]:
+        behind = max(behind, bisect_right(ack_ts, t) - bisect_right(read_ts, t))
+    paced = produced.started is not None and rate > 0
+
+    def sent(v: str) -> float:
+        """When record ``v`` was due (without the producer's start: when acknowledged)."""
+        return produced.started + _number(v) / rate if paced else acked.get(v, read[v])
+    late = [t for v, t in read.items() if fault <= t <= end and t - sent(v) > late_s]
+    caught = max(late) - fault if late else None
+    e2e = sorted(t - sent(v) for v, t in read.items() if paced and fault <= sent(v) <= end)
+    rebalances, last = 0, None
+    for t in group.revoked:
+        if fault <= t <= end and (last is None or t - last > 5):
+            rebalances += 1
+            last = t
+    unread = sum(1 for v, t in acked.items() if fault <= t <= end and v not in read)
+
+    def pct(q: float) -> float | None:          # nearest rank
+        return e2e[max(0, math.ceil(q * len(e2e)) - 1)] if e2e else None
+    return Through(behind, caught, pct(0.5), pct(0.99), e2e[-1] if e2e else None, rebalances,
+                   unread)
 
 
 @dataclass
@@ -210,9 +318,22 @@ def isr_full_at(samples: list[IsrSample], fault: float) -> float | None:
     if seen is None:
         return None
     for s in samples:
-        if s.t > seen and s.partitions and s.broker_registered and s.under_replicated == 0:
+        if s.t > seen and whole(s):
             return s.t
     return None
+
+
+def whole(sample: IsrSample | None) -> bool:
+    """Is the cluster whole in ``sample``: the watched broker registered and every partition
+    with its full ISR?"""
+    return bool(sample is not None and sample.partitions and sample.broker_registered
+                and sample.under_replicated == 0)
+
+
+def whole_at(samples: list[IsrSample]) -> float | None:
+    """The time of the last sample if the cluster is whole in it (None: not, or no sample
+    yet): what a wait for a whole cluster polls."""
+    return samples[-1].t if samples and whole(samples[-1]) else None
 
 
 def whole_again_at(samples: list[IsrSample], fault: float) -> float | None:
@@ -225,7 +346,7 @@ def whole_again_at(samples: list[IsrSample], fault: float) -> float | None:
             continue
         if s.under_replicated > 0:
             shrank = True
-        elif shrank and s.broker_registered:
+        elif shrank and whole(s):
             return s.t
     return None
 

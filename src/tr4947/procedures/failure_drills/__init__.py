@@ -31,8 +31,11 @@ DRL-6  Storage failover: the HA partner takes over the node that owns broker 1's
 
 Per run (one fault): time to detect (the cluster takes broker 1 out of an in-sync replica set
 or fences it), time until the producer's partitions all acknowledge again, time until every
-ISR is full again; per drill and cluster: acknowledged records lost and duplicated, the rate
-held before each fault, median and range over the runs. Everything goes through the Target
+ISR is full again; what a consumer group reading the topic meanwhile saw (how far behind it
+fell, when it caught up, end-to-end latency, rebalances); per drill and cluster: acknowledged
+records lost and duplicated, the rate held before each fault, median and range over the runs.
+A drill not run on the TR's follower lag allowance says from its runs why that setting could
+not have changed it. Everything goes through the Target
 (SSH to the hosts, the clustershell to ONTAP); on a real target without ``confirm`` every
 step that changes something is planned, and nothing is read that a planned step would make.
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from .harness import LEAD_CUT_S, SNIP, Harness
-from .report import fenced_note, lengths_text, report
+from .report import lengths_text, report
 from .runs import Run
 from .sides import Side
 
@@ -19,7 +19,6 @@ def run(harness: Harness, lengths: list[float]) -> None:
     for seconds in lengths:
         outcomes += harness.both(lambda s, x=seconds: _cut(harness, s, x))
     report(harness, "DRL-4", outcomes, "broker 1's host cut off for " + lengths_text(lengths))
-    fenced_note(harness, "DRL-4", outcomes)
 
 
 def _cut(harness: Harness, s: Side, seconds: float):

@@ -30,6 +30,10 @@ NO_PASSTHROUGH = "x-lab-nopassthrough"
 #: A run's column for a drill at several lengths: partitions that had not acknowledged since
 #: the fault when it ended.
 WAITING = "partitions still waiting when the fault ended"
+#: The consumer group that reads each load while the drill runs: its members (verifiable
+#: consumers), and how long its stop waits for it to read what was acknowledged.
+GROUP_MEMBERS = 2
+GROUP_WAIT_S = 120
 #: How far ahead a cut is scheduled on the host it cuts off (its SSH answer must be home first).
 LEAD_CUT_S = 3.0
 #: Lines of Kafka's log an operator looks for after each drill (brokers and controllers).
@@ -64,6 +68,8 @@ class Harness:
         self.settings: dict[str, dict[str, str]] = {}   # per cluster: broker 1's, now
         self.configs = configs or cf.CONFIGS    # what each configuration sets (configs.py)
         self.current: dict[str, str | None] = {c: None for c in self.sides}  # None: as found
+        self._admins: dict[str, object] = {}    # per cluster: the preferred elections' client
+        self._once: set[str] = set()
 
     def both(self, fn) -> list:
         """``fn(side)`` for every cluster at once, one thread each (the same fault at the
@@ -92,6 +98,13 @@ class Harness:
             if exc is not None:
                 raise exc
         return [out for out, _, _ in done]
+
+    def once(self, key: str) -> bool:
+        """True the first time ``key`` is asked for (what a drill shows only once)."""
+        if key in self._once:
+            return False
+        self._once.add(key)
+        return True
 
     @property
     def dry(self) -> bool:
@@ -194,7 +207,7 @@ class Harness:
                          "alike), then each broker restarted in turn", shown)
         for b in restart:
             self._restart(s, b, "back on its file as found" if name is None else
-                          f"onto the {label}'s settings")
+                          f"with the {label} settings")
         self.current[s.name] = name
         self._read_settings(s, label, proc)
 
@@ -214,9 +227,7 @@ class Harness:
         partition of the cluster has its full ISR."""
         w = m.Watch(s.bootstrap(), s.cluster.node_id(b or s.b1), None)
         with w:
-            w.wait(lambda smp: smp[-1].t if smp and smp[-1].partitions and
-                   smp[-1].broker_registered and smp[-1].under_replicated == 0 else None,
-                   self.timeout, f"every ISR of {s.name} full {why}".rstrip())
+            w.wait(m.whole_at, self.timeout, f"every ISR of {s.name} full {why}".rstrip())
 
     def preferred_leaders(self, s: Side) -> None:
         """Before a drill's load: every partition of the drills topic led by its preferred
@@ -236,7 +247,12 @@ class Harness:
         from ...transports import kafka_admin
         # A preferred replica can lead again only once it is back in the ISR.
         self.whole(s, why="before the load")
-        admin = kafka_admin.client(s.bootstrap(), **{"request.timeout.ms": 30000})
+        # One client per cluster for every election (broker 1's address stays the same
+        # through every drill: DRL-5's spare takes it over).
+        admin = self._admins.get(s.name)
+        if admin is None:
+            admin = self._admins[s.name] = kafka_admin.client(
+                s.bootstrap(), **{"request.timeout.ms": 30000})
         parts = admin.list_topics(TOPIC, timeout=30).topics[TOPIC].partitions
         wanted = [TopicPartition(TOPIC, p) for p in sorted(parts)]
         # ELECTION_NOT_NEEDED for a partition already led by its preferred replica is fine.
@@ -336,6 +352,12 @@ class Harness:
         out = f"/tmp/drill-{proc}-{s.name}-{k}.jsonl"
         env = {"BOOTSTRAP": s.bootstrap(), "VALUE_PREFIX": prefix}
         self.preferred_leaders(s)
+        # The group first: it reads from the end of the topic, so it must hold every partition
+        # before the first record of this load is written.
+        group = {"OUT": out + ".group", "MEMBERS": GROUP_MEMBERS, "VALUE_PREFIX": prefix}
+        readers = t.run_snippet(SNIP + "DRL-0-group-start.sh", self.client, check=True,
+                                timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
+                                GROUP=f"drill-live-{prefix}-{int(time.time())}", **group)
         started = t.run_snippet(SNIP + "DRL-0-producer-start.sh", self.client, check=True,
                                 timeout=180, needs=self.setup, RATE=int(self.rate), OUT=out,
                                 **env)
@@ -345,10 +367,11 @@ class Harness:
             if after:
                 after()
             t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, needs=started, OUT=out)
+            t.run_snippet(SNIP + "DRL-0-group-stop.sh", self.client, needs=readers, **group)
             return None
         print(f"{proc} {s.name}: producer at {self.rate:.0f} records/s (values {prefix}.n)")
         runs: list[Run] = []
-        transcripts: dict = {"load": started}
+        transcripts: dict = {"load": started, "group": readers}
         w = m.Watch(s.bootstrap(skip_b1=True), s.node_id, {TOPIC})
         with w:
             try:
@@ -379,15 +402,22 @@ class Harness:
             finally:
                 stopped = t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client,
                                         timeout=300, OUT=out)
+                produced = m.parse_producer(t.read_file(self.client, out).stdout)
+                # Until the group has read everything acknowledged (or GROUP_WAIT_S).
+                transcripts["group stop"] = t.run_snippet(
+                    SNIP + "DRL-0-group-stop.sh", self.client, timeout=GROUP_WAIT_S + 120,
+                    ACKED=len(produced.values), WAIT=GROUP_WAIT_S, **group)
             samples = list(w.samples)
         transcripts["stop"] = stopped
-        produced = m.parse_producer(t.read_file(self.client, out).stdout)
+        readers_log = m.parse_group([t.read_file(self.client, f"{group['OUT']}.{i}").stdout
+                                     for i in range(1, GROUP_MEMBERS + 1)], prefix)
         consumed = t.run_snippet(SNIP + "DRL-0-consume.sh", self.client, check=True, timeout=420,
                                  OUT=out + ".read", **env)
         transcripts["check"] = consumed
         read = m.parse_consumed(t.read_file(self.client, out + ".read").stdout)
         result = m.check(produced, read, prefix)
-        self._measure(runs, produced, samples, result, waiting=length is not None)
+        self._measure(runs, produced, samples, result, waiting=length is not None,
+                      group=readers_log)
         if runs:
             # The drill's measurement window: the producer under watch from its steady start
             # to the last run's end (overlapping DAS and NFS windows count once in a run's
@@ -403,7 +433,8 @@ class Harness:
         return o
 
     def _measure(self, runs: list[Run], produced: m.ProducerLog, samples: list,
-                 result: m.Check, waiting: bool = False) -> None:
+                 result: m.Check, waiting: bool = False,
+                 group: m.GroupLog | None = None) -> None:
         lost = set(result.lost)
         for i, r in enumerate(runs):
             r.end = runs[i + 1].fault - self.lead_s if i + 1 < len(runs) else \
@@ -419,9 +450,9 @@ class Harness:
                 at_heal = m.stall(m.in_window(produced.acks, r.fault - 60, r.heal), r.fault,
                                   r.heal)
                 r.extra[WAITING] = at_heal.silent
-                r.extra["_partitions"] = at_heal.of
-                fenced = m.fenced_at(samples, r.fault, r.end)
-                r.extra["_fenced"] = None if fenced is None else fenced - r.fault
+                r.partitions = at_heal.of
+            fenced = m.fenced_at(samples, r.fault, r.end)
+            r.fenced_s = None if fenced is None else fenced - r.fault
             d = m.detected_at(samples, r.fault)
             r.detect_s = None if d is None or d > r.end else d - r.fault
             r.shrank = m.isr_shrank([x for x in samples if x.t <= r.end], r.fault)
@@ -432,6 +463,8 @@ class Harness:
             r.rate = m.rate(produced.acks, max(r.steady, r.fault - 10), r.fault)
             start = runs[i - 1].end if i else 0
             r.lost = sum(1 for a in produced.acks if start < a.t <= r.end and a.value in lost)
+            if group is not None:
+                r.group = m.group_through(produced, group, self.rate, r.fault, r.end)
 
     def _same_as_found(self, s: Side, what: str) -> bool:
         """Is cluster ``s`` (its hosts, broker 1's volume and LIF) as DRL-0 found it?"""

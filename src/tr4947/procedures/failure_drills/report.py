@@ -3,11 +3,14 @@ producer's rate before each fault, what the producer gave up on, the transcripts
 claim's verdict; why a drill did not run; the chapter's summary."""
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 from ...measure.spread import spread
 from ..record import agrees
 from . import configs as cf
 from .configs import KAFKA_DEFAULT_LAG_MS, LAG
-from .harness import WAITING, Harness
+from .harness import GROUP_MEMBERS, WAITING, Harness
 from .runs import Outcome
 from .sides import CLUSTERS
 
@@ -78,25 +81,89 @@ def report(harness: Harness, proc: str, outcomes: list[Outcome | None], what: st
                            "producer gave up on (not acknowledged, so not owed).",
                       key=lead[:2] + ["Cluster", "Lost", "Producers resumed after (s)"]
                       + ([WAITING[0].upper() + WAITING[1:]] if WAITING in extras else []))
+    group_report(harness, proc, done, what)
+    if not any(_tr_lag(o) for o in done):
+        tr_value_note(harness, proc, done)
     harness.rec.load(proc, f"{what}: the producer's rate before each fault (from the end of "
                            "the settling after the previous run, at most 10 s)", loads)
     for o in done:
         at = f" ({o.length:g} s, {cf.LABELS[o.config]})" if several else ""
         if o.producer.errors:
-            kinds: dict[str, int] = {}
-            for e in o.producer.errors:
-                k = f"{e.get('exception', '?')}: {str(e.get('message', ''))[:160]}"
-                kinds[k] = kinds.get(k, 0) + 1
             harness.rec.text(proc, "", f"{o.cluster.upper()}{at}: the producer gave up on "
                              f"{len(o.producer.errors)} send(s), which the cluster never "
-                             "acknowledged: " + "; ".join(f"{n} x {k}" for k, n in
-                                                         kinds.items()) + ".")
+                             "acknowledged: " + "; ".join(
+                                 f"{n} x {k}" for k, n in refusals(o.producer.errors)) + ".")
         tr = o.transcripts
         harness.rec.show(proc, f"{o.cluster.upper()}{at}: the verifiable producer's summary",
                          tr["stop"], show=False)
         harness.rec.show(proc, f"{o.cluster.upper()}{at}: everything read back", tr["check"],
                          show=False)
     _verdict(harness, proc, done)
+
+
+def refusals(errors: list[dict]) -> list[tuple[str, int]]:
+    """The producer's refused sends by kind, most first: its exception and its message with
+    every number in it as <n> (a message names how many records expired and after how long,
+    so that each count would otherwise be a kind of its own)."""
+    kinds = Counter(f"{e.get('exception', '?')}: "
+                    f"{re.sub(r'[0-9]+(?:[.][0-9]+)?', '<n>', str(e.get('message', '')))[:160]}"
+                    for e in errors)
+    return kinds.most_common()
+
+
+def group_report(harness: Harness, proc: str, done: list[Outcome], what: str) -> None:
+    """The consumer group through each fault: per load, median (min-max, n) over its runs."""
+    several = any(o.length is not None for o in done)
+    rows = []
+    for o in done:
+        gs = [r.group for r in o.runs if r.group is not None]
+        if not gs:
+            continue
+        rows.append(([f"{o.length:g}", cf.LABELS[o.config]] if several else [])
+                    + [o.cluster.upper(), len(gs), sum(g.unread for g in gs),
+                       _spread([g.behind_most for g in gs], "-"),
+                       _spread([g.caught_up_s for g in gs], "never late"),
+                       _spread([g.e2e_p50_s for g in gs], "-"),
+                       _spread([g.e2e_p99_s for g in gs], "-"),
+                       _spread([g.e2e_max_s for g in gs], "-"),
+                       _spread([g.rebalances for g in gs], "-")])
+    if not rows:
+        return
+    lead = ["Fault length (s)", "Configuration"] if several else []
+    harness.rec.table(
+        proc, f"{what}: the consumer group ({GROUP_MEMBERS} members) through each fault, "
+              "median (min-max, n) over the runs",
+        lead + ["Cluster", "Runs", "Unread", "Most records behind", "Caught up after (s)",
+                "End-to-end p50 (s)", "End-to-end p99 (s)", "End-to-end max (s)",
+                "Rebalances"], rows,
+        note="The group reads the drills topic from its end while the drill runs, as an "
+             "application would. Unread: acknowledged records of the run the group never "
+             "received. Behind: acknowledged records it had not received yet (its lag), at the "
+             "most. Caught up: from the fault to the last record it received more than a "
+             "second after it was due to be sent. End-to-end: from when the producer was due to "
+             "send a record (it keeps a steady pace) to the group receiving it, for the "
+             "records due from the fault to the run's end. Rebalances: times the group's "
+             "partitions were taken away and handed out again.",
+        key=lead + ["Cluster", "Unread", "Caught up after (s)", "End-to-end p99 (s)"])
+
+
+def group_clause(done: list[Outcome]) -> str | None:
+    """What the verdict says of the consumer group: whether it received every acknowledged
+    record, and its worst end-to-end latency (p99, median over the runs) and how long it took
+    to catch up at the worst."""
+    gs = [r.group for o in done for r in o.runs if r.group is not None]
+    if not gs:
+        return None
+    unread = sum(g.unread for g in gs)
+    p99 = [g.e2e_p99_s for g in gs if g.e2e_p99_s is not None]
+    caught = [g.caught_up_s for g in gs if g.caught_up_s is not None]
+    return (f"the consumer group ({GROUP_MEMBERS} members) "
+            + ("received every acknowledged record while the drill ran" if unread == 0 else
+               f"did not receive {unread} acknowledged records while the drill ran")
+            + (f"; its end-to-end latency (p99) was {spread(p99).median:.1f} s (median "
+               f"of {len(p99)} runs), {max(p99):.1f} s at the worst" if p99 else "")
+            + (f"; it caught up at most {max(caught):.1f} s after a fault" if caught else
+               "; no record reached it more than a second late"))
 
 
 def _verdict(harness: Harness, proc: str, done: list[Outcome]) -> None:
@@ -123,7 +190,8 @@ def _verdict(harness: Harness, proc: str, done: list[Outcome]) -> None:
              f"the verifiable consumer read back every acknowledged record of {n} runs"
              if lost == 0 else f"{lost} acknowledged records were not read back")
         + ("" if whole else "; the lab was not as the drill found it afterwards")
-        + "".join(f"; {c}" for c in lag_clauses(done)),
+        + "".join(f"; {c}" for c in lag_clauses(done))
+        + "".join(f"; {c}" for c in [group_clause(done)] if c),
         action="keep acks=all with min.insync.replicas=2 and three replicas"
         + (f"; keep {LAG} at Kafka's default ({KAFKA_DEFAULT_LAG_MS // 1000} s), not the TR's "
            "test value" if any(_tr_lag(o) for o in done) else ""),
@@ -191,33 +259,44 @@ def side_by_side(done: list[Outcome]) -> list[str]:
 def _isr_and_waiting(outcomes: list[Outcome]) -> tuple[int, int, str, int]:
     runs = [r for o in outcomes for r in o.runs]
     waiting = [r.extra[WAITING] for r in runs if WAITING in r.extra]
-    parts = max((r.extra.get("_partitions", 0) for r in runs), default=0)
+    parts = max((r.partitions for r in runs), default=0)
     return (sum(1 for r in runs if r.shrank), len(runs),
             f"{spread(waiting).median:g}" if waiting else "-", parts)
 
 
-def fenced_note(harness: Harness, proc: str, outcomes: list[Outcome | None]) -> None:
-    """Why a drill that cuts broker 1 off did not also run with the TR's follower lag
-    allowance, from its runs: the controller fenced broker 1 (which takes it out of every
-    ISR, whatever that allowance) before the checklist's allowance ran out; or, where it did
-    not in some run, that the allowance could have decided that run."""
+def tr_value_note(harness: Harness, proc: str, outcomes: list[Outcome | None]) -> None:
+    """Why a drill did not also run with the TR's follower lag allowance, from its runs. That
+    setting decides a run only where broker 1 held a partition back for longer than the
+    checklist's allowance without being fenced first (a fenced broker leaves every in-sync
+    replica set whatever the setting says; a partition that waited less never reached it).
+    The note says which held in every run, or names the runs where neither did."""
     runs = [r for o in outcomes if o is not None for r in o.runs]
     if not runs:
         return
     lag_s = (cf.lag_ms(harness.configs[cf.CHECKLIST]) or KAFKA_DEFAULT_LAG_MS) / 1000
-    fenced = [r.extra.get("_fenced") for r in runs]
-    early = [f for f in fenced if f is not None and f < lag_s]
-    if len(early) == len(runs):
+    fenced = [r for r in runs if r.fenced_s is not None and r.fenced_s < lag_s]
+    short = [r for r in runs if r not in fenced and r.stall_s < lag_s]
+    if len(fenced) == len(runs):
         harness.rec.text(proc, "", f"Not run beside it with the TR's {LAG}: in every run "
-                         f"({len(runs)}) the controller fenced broker 1 {spread(early).fmt(1)} "
-                         f"s after the cut, before the checklist's allowance ({lag_s:g} s) ran "
-                         "out, and a fenced broker leaves every in-sync replica set whatever "
-                         "that setting says.")
+                         f"({len(runs)}) the controller fenced broker 1 "
+                         f"{spread([r.fenced_s for r in fenced]).fmt(1)} s after the fault "
+                         f"began, before the checklist's allowance ({lag_s:g} s) ran out, and a "
+                         "fenced broker leaves every in-sync replica set whatever that setting "
+                         "says.")
+    elif len(fenced) + len(short) == len(runs):
+        longest = max(r.stall_s for r in short)
+        harness.rec.text(proc, "", f"Not run beside it with the TR's {LAG}: in {len(short)} "
+                         f"of {len(runs)} runs no partition waited as long as the checklist's "
+                         f"allowance ({lag_s:g} s; the longest wait was {longest:.1f} s)"
+                         + (f", and in the other {len(fenced)} the controller fenced broker 1 "
+                            "before it ran out" if fenced else "")
+                         + ", so that setting could not change the outcome.")
     else:
         harness.rec.text(proc, "", f"Not run beside it with the TR's {LAG}; in "
-                         f"{len(runs) - len(early)} of {len(runs)} runs the controller had "
-                         f"not fenced broker 1 within the checklist's allowance ({lag_s:g} s), "
-                         "so in those runs that setting could have changed the outcome.")
+                         f"{len(runs) - len(fenced) - len(short)} of {len(runs)} runs a "
+                         f"partition waited longer than the checklist's allowance ({lag_s:g} s) "
+                         "and the controller had not fenced broker 1 within it, so in those "
+                         "runs that setting could have changed the outcome.")
 
 
 def lengths_text(xs: list[float]) -> str:

@@ -26,6 +26,10 @@ class Run:
     shrank: bool = False
     rate: float = 0.0                   # acknowledged records/s just before the fault
     lost: int = 0
+    partitions: int = 0                 # the producer's partitions around the fault
+    fenced_s: float | None = None       # when the controller fenced broker 1, from the fault
+    lease_s: int | None = None          # DRL-5 on NFS: the SVM's NFSv4 lease, as read then
+    group: m.Through | None = None      # the consumer group through the fault
 
 
 @dataclass
