@@ -180,21 +180,27 @@ mkdir -p "$cache"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tr4947-setup.XXXXXX")
 declare -A job_phase=()        # pid (= its process group) -> phase number, while it runs
 stop_jobs() {
-  local pid names=() n
-  ((${#job_phase[@]})) || return 0
-  for pid in "${!job_phase[@]}"; do
-    names+=("${PHASE_NAMES[${job_phase[$pid]} - 1]}")
+  local pid names=() n pids=()
+  # Every background job bash knows of, not only those in job_phase: Ctrl-C can come between
+  # a phase's start and its entry there, and that phase must stop too.
+  jobs -p > "$tmp/jobs" 2>/dev/null || true
+  mapfile -t pids < "$tmp/jobs"
+  for pid in "${!job_phase[@]}"; do [[ " ${pids[*]} " == *" $pid "* ]] || pids+=("$pid"); done
+  ((${#pids[@]})) || return 0
+  for pid in "${pids[@]}"; do
+    [ -n "${job_phase[$pid]:-}" ] && names+=("${PHASE_NAMES[${job_phase[$pid]} - 1]}")
     kill -TERM -- "-$pid" 2>/dev/null || true
   done
-  say "stopping: $(printf '%s, ' "${names[@]}" | sed 's/, $//') (they start again on the next run)"
+  ((${#names[@]})) &&
+    say "stopping: $(printf '%s, ' "${names[@]}" | sed 's/, $//') (they start again on the next run)"
   for n in $(seq 50); do                  # 5 s to end, then killed
     local alive=0
-    for pid in "${!job_phase[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
+    for pid in "${pids[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
     ((alive)) || break
     sleep 0.1
   done
-  for pid in "${!job_phase[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
-  wait "${!job_phase[@]}" 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+  wait "${pids[@]}" 2>/dev/null || true
   job_phase=()
 }
 on_exit() {

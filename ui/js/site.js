@@ -197,6 +197,10 @@
     frame.appendChild(cue)
     frame.appendChild(scroller)
     scroller.appendChild(table)
+    // A result table of many columns (a drill at several lengths and configurations) is set
+    // denser, so that it is read whole on a wide screen instead of scrolled.
+    var head = table.querySelector('thead tr')
+    if (table.classList.contains('result-table') && head && head.children.length >= 11) table.classList.add('dense')
     // A result table sizes to its content: long headings wrap instead of widening it.
     if (table.classList.contains('result-table')) {
       table.querySelectorAll('th').forEach(function (th) {
