@@ -487,8 +487,8 @@ def test_the_search_index_loads_on_first_use_and_hits_show_their_section(browser
 def test_the_language_switch_keeps_the_section(browser, site, edition):
     target = "ja" if edition != "ja" else "fr"
     with Page(browser, site, edition, "broker-recovery", 1400, "#rec-2") as p:   # an explicit anchor
-        p.page.click(f".language-switch a[hreflang={target}]")
-        p.page.wait_for_load_state("load")
+        with p.page.expect_navigation(wait_until="load"):   # not the page already loaded
+            p.page.click(f".language-switch a[hreflang={target}]")
         assert p.page.url.endswith(f"/tr4947/{target}/broker-recovery.html#rec-2"), p.page.url
     with Page(browser, site, edition, "broker-recovery", 1400) as p:       # a generated id
         heads = p.js("() => [...document.querySelectorAll('article.doc h2[id]')].map(h => h.id)")
@@ -497,12 +497,19 @@ def test_the_language_switch_keeps_the_section(browser, site, edition):
         p.js("i => document.querySelectorAll('article.doc h2')[i].scrollIntoView()", last)
         # A reader's click where the link is (locator.click would scroll the page first).
         box = p.page.locator(f".language-switch a[hreflang={target}]").bounding_box()
-        p.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        p.page.wait_for_load_state("load")
-        p.page.wait_for_timeout(900)
-        landed = p.js("""() => { const h = document.getElementById(decodeURIComponent(location.hash.slice(1)))
+        # Under CI's load the old page can still answer a bare wait_for_load_state.
+        with p.page.expect_navigation(wait_until="load", timeout=60000):
+            p.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        where = """() => { const h = document.getElementById(decodeURIComponent(location.hash.slice(1)))
             return h ? {index: [...document.querySelectorAll('article.doc h2[id]')].indexOf(h),
-                        top: h.getBoundingClientRect().top} : null }""")
+                        top: h.getBoundingClientRect().top} : null }"""
+        p.page.wait_for_timeout(900)                   # the landing's second scroll (site.js)
+        try:                                           # a loaded machine may be later still
+            p.page.wait_for_function(f"() => {{ const l = ({where})(); return l && l.top >= 0 && l.top < 300 }}",
+                                     timeout=10000)
+        except Exception:
+            pass                                       # the assertion below says where it is
+        landed = p.js(where)
         assert landed and landed["index"] == last and 0 <= landed["top"] < 300, landed
 
 
