@@ -1,11 +1,12 @@
 # On the client, after the drill's load: once the group has read every record the producer
-# got acknowledged (ACKED, values VALUE_PREFIX.n), or after WAIT seconds, stop its members.
+# got acknowledged (ACKED, values VALUE_PREFIXj.n of its producers j), or after WAIT seconds,
+# stop its members.
 # SIGTERM lets each leave the group cleanly.
 : "${MEMBERS:=2}" "${OUT:=/tmp/drill-group.jsonl}" "${VALUE_PREFIX:=12}" "${ACKED:=0}"
 : "${WAIT:=120}"
 read_so_far() {
   cat "$OUT".[0-9]* 2>/dev/null | grep -F '"record_data"' \
-    | grep -o "\"value\":\"$VALUE_PREFIX\.[0-9]*\"" | sort -u | wc -l
+    | grep -o "\"value\":\"${VALUE_PREFIX}[0-9]\.[0-9]*\"" | sort -u | wc -l
 }
 end=$(( $(date +%s) + WAIT ))
 while [ "$(read_so_far)" -lt "$ACKED" ] && [ "$(date +%s)" -lt "$end" ]; do sleep 1; done

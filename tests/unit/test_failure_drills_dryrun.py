@@ -50,6 +50,7 @@ def plans(d: FailureDrills) -> list[tuple[str, str]]:
 def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
     dry.prepare()
     assert dry.dry and dry.found is None
+    dry.calibrate(1800, 300)
     dry.pause(10)
     dry.lif_migration(5)
     dry.volume_full(2000, 90)
@@ -62,6 +63,9 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
     text = "\n".join(f"{p}: {c}" for p, c in planned)
     for proc, what in [
             ("DRL-0", "kafka-topics.sh --bootstrap-server \"$BOOTSTRAP\" --create"),
+            # each load: what earlier loads left is deleted, then several producers start
+            ("DRL-0", "kafka-delete-records.sh --bootstrap-server"),
+            ("DRL-2", "for j in $(seq 1 \"$PRODUCERS\")"),
             ("DRL-2", "network interface migrate -vserver svm_kafka -lif lif_kafka_1"),
             ("DRL-2", "network interface revert -vserver svm_kafka -lif lif_kafka_1"),
             ("DRL-3", "volume size -vserver svm_kafka -volume kafka_nfs_b1 -new-size"),
@@ -86,6 +90,10 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
     for host in ("das-broker-1", "nfs-broker-1"):
         assert any(p == "DRL-4" and f"on {host} " in c for p, c in planned), host
         assert any(p == "DRL-5" and f"on {host} " in c for p, c in planned), host
+    # the calibration is planned, not run: the rate stays as given
+    assert any("calibrated from 1,800 records/s" in r.data["body"] for r in dry.rec.records
+               if r.kind == "text" and r.id == "DRL-0")
+    assert dry.harness.rate == 300 and dry.harness.calibration is None
     # nothing was measured, so nothing is claimed
     assert not [r for r in dry.rec.records if r.kind in ("verdict", "load")]
     assert dry.outcomes == []

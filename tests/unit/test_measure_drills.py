@@ -47,17 +47,38 @@ def test_consumed_values_from_json_or_one_per_line():
 
 
 def test_check_counts_lost_duplicates_and_unacknowledged_reads():
-    p = m.parse_producer("\n".join(success(T0 + i, 0, f"5.{i}") for i in range(10)))
-    read = Counter({f"5.{i}": 1 for i in range(10) if i not in (3, 7)})
-    read["5.4"] += 2                           # read three times: two duplicates
-    read["5.10"] = 1                           # written, never acknowledged: not owed
-    read["6.0"] = 1                            # another drill's value: not counted
+    # Load 5's first producer writes 51.n; 61.0 is load 6's, 5.0 and 512.0 belong to no
+    # producer of load 5.
+    p = m.parse_producer("\n".join(success(T0 + i, 0, f"51.{i}") for i in range(10)))
+    read = Counter({f"51.{i}": 1 for i in range(10) if i not in (3, 7)})
+    read["51.4"] += 2                          # read three times: two duplicates
+    read["51.10"] = 1                          # written, never acknowledged: not owed
+    for other in ("61.0", "5.0", "512.0"):
+        read[other] = 1                        # another load's value: not counted
     c = m.check(p, read, prefix="5")
     assert (c.acked, c.read, c.lost, c.duplicates, c.unacked_read) == (
-        10, 9, ["5.3", "5.7"], 2, 1)
-    assert m.check(p, Counter({f"5.{i}": 1 for i in range(10)}), "5").lost == []
+        10, 9, ["51.3", "51.7"], 2, 1)
+    assert m.check(p, Counter({f"51.{i}": 1 for i in range(10)}), "5").lost == []
 
 
+def test_several_producers_are_one_load_each_paced_from_its_own_start():
+    one = "\n".join([json.dumps({"timestamp": int(T0 * 1000), "name": "startup_complete"}),
+                     success(T0 + 1, 0, "1201.0"), success(T0 + 3, 1, "1201.1"),
+                     json.dumps({"timestamp": int((T0 + 4) * 1000), "name": "tool_data",
+                                 "sent": 2, "acked": 2})])
+    two = "\n".join([json.dumps({"timestamp": int((T0 + 2) * 1000), "name": "startup_complete"}),
+                     success(T0 + 2.5, 2, "1202.0"),
+                     json.dumps({"timestamp": int((T0 + 4) * 1000), "name": "tool_data",
+                                 "sent": 3, "acked": 1})])
+    p = m.parse_producers({"1201": one, "1202": two})
+    assert [a.value for a in p.acks] == ["1201.0", "1202.0", "1201.1"]
+    assert p.started == T0 and p.starts == {"1201": T0, "1202": T0 + 2}
+    assert (p.summary["sent"], p.summary["acked"]) == (5, 3)
+    # value n of each producer is due n / rate after its own start
+    assert p.due("1201.1", 10) == pytest.approx(T0 + 0.1)
+    assert p.due("1202.5", 10) == pytest.approx(T0 + 2.5)
+    assert p.due("1209.0", 10) is None                  # no such producer: unknown
+    assert m.load_of("1202.77") == "120" and m.load_of("12.0") == "1"
 def acks(times: dict[int, list[float]]) -> list[m.Ack]:
     return sorted((m.Ack(T0 + t, p, f"1.{i}") for p, ts in times.items()
                    for i, t in enumerate(ts)), key=lambda a: a.t)
@@ -174,16 +195,17 @@ def revoked(t: float) -> str:
 
 
 def test_the_groups_reads_keep_the_first_copy_of_this_loads_values_and_the_rebalances():
-    one = "\n".join([read_line(T0 + 2, 0, "12.0"), read_line(T0 + 1, 5, "11.9"), revoked(T0 + 5),
+    one = "\n".join([read_line(T0 + 2, 0, "121.0"), read_line(T0 + 1, 5, "111.9"), revoked(T0 + 5),
                      json.dumps({"timestamp": int((T0 + 6) * 1000),
                                  "name": "partitions_revoked", "partitions": []}),
                      "not json"])
-    two = "\n".join([read_line(T0 + 7, 0, "12.0"), read_line(T0 + 3, 1, "12.1"),
+    two = "\n".join([read_line(T0 + 7, 0, "121.0"), read_line(T0 + 3, 1, "122.1"),
                      revoked(T0 + 5.2)])
     g = m.parse_group([one, two], "12")
     assert g.members == 2
-    # 12.0 read twice (a rebalance re-read): its first read counts; 11.9 is another load's.
-    assert [(r.t, r.value) for r in g.reads] == [(T0 + 2, "12.0"), (T0 + 3, "12.1")]
+    # 121.0 read twice (a rebalance re-read): its first read counts; 111.9 is another load's;
+    # 122.1 is load 12's second producer's.
+    assert [(r.t, r.value) for r in g.reads] == [(T0 + 2, "121.0"), (T0 + 3, "122.1")]
     # an empty revocation (a member that held nothing) is no rebalance of its partitions
     assert g.revoked == [T0 + 5, T0 + 5.2]
 

@@ -47,14 +47,34 @@ class Ack:
 
 @dataclass
 class ProducerLog:
+    """One load's acknowledgements and refusals, from one verifiable producer or several
+    (:func:`parse_producers`: each writes its own values, ``<its prefix>.<n>``)."""
     acks: list[Ack] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
-    started: float | None = None            # startup_complete
+    started: float | None = None            # startup_complete (of several: the first)
     summary: dict = field(default_factory=dict)   # tool_data: sent, acked, avg_throughput...
+    #: Per value prefix, when its producer started (one producer: its own prefix, if known).
+    starts: dict[str, float] = field(default_factory=dict)
 
     @property
     def values(self) -> set[str]:
         return {a.value for a in self.acks}
+
+    def due(self, value: str, rate: float) -> float | None:
+        """When ``value`` was due to be sent by a producer pacing itself at ``rate`` records
+        a second from its start (value n at start + n / rate); None when its start is not
+        known."""
+        head, _, n = value.rpartition(".")
+        start = self.starts.get(head, self.started if not self.starts else None)
+        if start is None or rate <= 0:
+            return None
+        return start + _number(value) / rate
+
+
+def load_of(value: str) -> str:
+    """The load a drill value belongs to: its prefix without the producer's digit
+    (``1203.57`` -> ``120``: load 120, its third producer, its 58th record)."""
+    return value.rpartition(".")[0][:-1]
 
 
 def events(text: str) -> Iterable[dict]:
@@ -83,6 +103,25 @@ def parse_producer(text: str) -> ProducerLog:
             out.started = ev["timestamp"] / 1000.0
         elif name == "tool_data":
             out.summary = ev
+    out.acks.sort(key=lambda a: a.t)
+    return out
+
+
+def parse_producers(texts: dict[str, str]) -> ProducerLog:
+    """Several verifiable producers' stdouts as one load: ``texts`` maps each producer's
+    value prefix to what it printed. Their acknowledgements in time order, their refusals,
+    each one's start (:meth:`ProducerLog.due`), and their summaries added up."""
+    out = ProducerLog()
+    for prefix, text in texts.items():
+        one = parse_producer(text)
+        out.acks.extend(one.acks)
+        out.errors.extend(one.errors)
+        if one.started is not None:
+            out.starts[prefix] = one.started
+        for k in ("sent", "acked"):
+            if k in one.summary:
+                out.summary[k] = out.summary.get(k, 0) + one.summary[k]
+    out.started = min(out.starts.values(), default=None)
     out.acks.sort(key=lambda a: a.t)
     return out
 
@@ -126,7 +165,7 @@ class GroupLog:
 
 def parse_group(texts: Iterable[str], prefix: str | None = None) -> GroupLog:
     """The members' stdouts (``kafka-verifiable-consumer.sh --verbose``): ``record_data``
-    lines (with ``prefix``: only this load's values ``<prefix>.<n>``) and
+    lines (with ``prefix``: only this load's values, :func:`load_of`) and
     ``partitions_revoked`` lines. An event's ``timestamp`` is when the member made it."""
     first: dict[str, Read] = {}
     out = GroupLog()
@@ -136,7 +175,7 @@ def parse_group(texts: Iterable[str], prefix: str | None = None) -> GroupLog:
             name, t = ev.get("name"), ev.get("timestamp", 0) / 1000.0
             if name == "record_data":
                 v = str(ev["value"])
-                if prefix is not None and not v.startswith(f"{prefix}."):
+                if prefix is not None and load_of(v) != prefix:
                     continue
                 if v not in first or t < first[v].t:
                     first[v] = Read(t, int(ev["partition"]), v)
@@ -159,8 +198,30 @@ class Through:
     unread: int                     # acknowledged in the window, never read by the group
 
 
+@dataclass
+class LoadTimes:
+    """One load's acknowledgement and first-read times by value, and their sorted times:
+    built once per load (up to hundreds of thousands of records), read by every run's
+    :func:`group_through`."""
+    acked: dict[str, float]
+    read: dict[str, float]
+    ack_ts: list[float]
+    read_ts: list[float]                # reads of acknowledged values
+    due: dict[str, float] | None        # when each value read was due (None: not paced)
+
+    @classmethod
+    def of(cls, produced: ProducerLog, group: GroupLog, rate: float) -> "LoadTimes":
+        acked = {a.value: a.t for a in produced.acks}
+        read = {r.value: r.t for r in group.reads}
+        due = {v: produced.due(v, rate) for v in read}
+        return cls(acked, read, sorted(acked.values()),
+                   sorted(t for v, t in read.items() if v in acked),
+                   due if all(d is not None for d in due.values()) else None)
+
+
 def group_through(produced: ProducerLog, group: GroupLog, rate: float, fault: float,
-                  end: float, late_s: float = STALL_S) -> Through:
+                  end: float, late_s: float = STALL_S,
+                  times: LoadTimes | None = None) -> Through:
     """How the group's reading went from ``fault`` to ``end``.
 
     * behind: acknowledged records the group had not read yet (the consumer lag an operator
@@ -171,23 +232,24 @@ def group_through(produced: ProducerLog, group: GroupLog, rate: float, fault: fl
       then to the group's read. The verifiable producer paces its sends at ``rate`` from its
       start (value n is due at start + n / rate, and at the drills' rates its sends never
       block), so a record held back by the fault counts from when it was due, not from
-      when a stalled client got round to it;
+      when a stalled client got round to it. ``rate`` is each producer's (several: each
+      paces its own values from its own start);
     * rebalances: the moments a member's partitions were revoked, one per rebalance (members
       revoked within 5 s of each other count once).
     """
-    acked = {a.value: a.t for a in produced.acks}
-    read = {r.value: r.t for r in group.reads}
-    ack_ts = sorted(t for t in acked.values() if t <= end)
-    read_ts = sorted(t for v, t in read.items() if v in acked and t <= end)
+    lt = times or LoadTimes.of(produced, group, rate)
+    acked, read, ack_ts, read_ts, due = lt.acked, lt.read, lt.ack_ts, lt.read_ts, lt.due
     behind = 0
     # The lag at each read and each acknowledgement in the window.
-    for t in [t for t in ack_ts + read_ts if fault <= t <= end]:
+    window = ack_ts[bisect_left(ack_ts, fault):bisect_right(ack_ts, end)] + \
+        read_ts[bisect_left(read_ts, fault):bisect_right(read_ts, end)]
+    for t in window:
         behind = max(behind, bisect_right(ack_ts, t) - bisect_right(read_ts, t))
-    paced = produced.started is not None and rate > 0
+    paced = due is not None
 
     def sent(v: str) -> float:
-        """When record ``v`` was due (without the producer's start: when acknowledged)."""
-        return produced.started + _number(v) / rate if paced else acked.get(v, read[v])
+        """When record ``v`` was due (without its producer's start: when acknowledged)."""
+        return due[v] if paced else acked.get(v, read[v])
     late = [t for v, t in read.items() if fault <= t <= end and t - sent(v) > late_s]
     caught = max(late) - fault if late else None
     e2e = sorted(t - sent(v) for v, t in read.items() if paced and fault <= sent(v) <= end)
@@ -215,8 +277,8 @@ class Check:
 
 def check(produced: ProducerLog, consumed: Counter, prefix: str | None = None) -> Check:
     """Every acknowledged value against what was read back. ``prefix``: only values of one
-    drill (``<prefix>.<n>``) count among those read."""
-    read = {v: n for v, n in consumed.items() if prefix is None or v.startswith(f"{prefix}.")}
+    load (:func:`load_of`) count among those read."""
+    read = {v: n for v, n in consumed.items() if prefix is None or load_of(v) == prefix}
     acked = produced.values
     lost = sorted(acked - set(read), key=_number)
     return Check(len(acked), len(read), lost, sum(n - 1 for n in read.values() if n > 1),

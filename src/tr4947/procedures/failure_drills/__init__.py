@@ -7,9 +7,10 @@ hard kills checked with the verifiable producer and consumer) and of Jepsen: inj
 under load, read everything back, report what was lost, not what was sent.
 
 DRL-0  The load and its check. On each cluster a topic with three replicas and
-       ``min.insync.replicas=2``. Through every run of a drill, Kafka's verifiable producer
-       writes at a fixed rate with ``acks=all`` (idempotent, retrying) and prints every
-       acknowledgement; afterwards the verifiable consumer reads the topic back. Lab only:
+       ``min.insync.replicas=2``. Through every run of a drill, several of Kafka's verifiable
+       producers write at a fixed rate with ``acks=all`` (idempotent, retrying) and print
+       every acknowledgement; afterwards the verifiable consumer reads the load back. The
+       rate is calibrated first: the highest the lab holds with both clusters loaded. Lab only:
        the NFS brokers' volumes are mounted with ``x-lab-nopassthrough`` for the drills (and
        as before afterwards), so that the lab's NFS layer sees every write.
        Every drill runs on the deploy checklist's broker settings (Kafka's default follower
@@ -75,14 +76,39 @@ class FailureDrills:
 
     def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
                  settle_s: float = 3, recover_timeout_s: float = 240,
-                 configs: dict[str, dict[str, str]] | None = None):
+                 configs: dict[str, dict[str, str]] | None = None, producers: int = 1,
+                 calibration: tuple[float, float] | None = None):
+        if isinstance(producers, bool) or not isinstance(producers, int) \
+                or not 1 <= producers <= 9:
+            raise ValueError(f"producers: give the verifiable producers per load, 1 to 9 (each "
+                             f"writes values with its own digit); got {producers!r}")
+        _rate("rate", rate)
+        if calibration is not None:
+            _rates(*calibration)
+        self.calibration = calibration      # (rate_max, rate_min) for calibrate()
         self.harness = Harness(run, repeats, rate, lead_s, settle_s, recover_timeout_s,
-                               configs)
+                               configs, producers)
 
     def prepare(self) -> None:
         """DRL-0: the drills topic, the brokers on the deploy checklist's settings, the
         producer's settings, on the lab the NFS mounts."""
         self.harness.prepare()
+
+    def calibrate(self, rate_max: float | None = None, rate_min: float | None = None,
+                  step: float = 0.85) -> None:
+        """DRL-0: the drills' rate, the highest the lab holds with both clusters loaded, from
+        ``rate_max`` records/s down by ``step`` to ``rate_min`` at most (Harness.calibrate;
+        without them: the ``calibration`` given when made)."""
+        if rate_max is None or rate_min is None:
+            if self.calibration is None:
+                raise ValueError("calibrate: give rate_max and rate_min (records/s), here or "
+                                 "as FailureDrills(..., calibration=(rate_max, rate_min))")
+            rate_max, rate_min = self.calibration
+        _rates(rate_max, rate_min)
+        if isinstance(step, bool) or not isinstance(step, (int, float)) or not 0 < step < 1:
+            raise ValueError(f"step: give the factor each calibration step multiplies the "
+                             f"rate by, between 0 and 1 (such as 0.85); got {step!r}")
+        self.harness.calibrate(float(rate_max), float(rate_min), float(step))
 
     def pause(self, lengths: list[float]) -> None:
         """DRL-1: broker 1's NFS mount stops answering, for each of ``lengths`` seconds; the
@@ -149,6 +175,22 @@ class FailureDrills:
     def found(self) -> dict | None:
         """The lab as DRL-0 left it (None on a dry run)."""
         return self.harness.found
+
+
+def _rate(name: str, value) -> None:
+    """A load's rate: records a second, above 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError(f"{name}: give a rate in records a second, above 0 (such as 1800); "
+                         f"got {value!r}")
+
+
+def _rates(rate_max, rate_min) -> None:
+    """A calibration's first rate and its floor."""
+    _rate("rate_max", rate_max)
+    _rate("rate_min", rate_min)
+    if rate_min > rate_max:
+        raise ValueError(f"rate_min ({rate_min}) is above rate_max ({rate_max}): the "
+                         "calibration steps down from rate_max to rate_min")
 
 
 def _lengths(name: str, lengths) -> list[float]:

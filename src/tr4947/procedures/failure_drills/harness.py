@@ -34,6 +34,18 @@ WAITING = "partitions still waiting when the fault ended"
 #: consumers), and how long its stop waits for it to read what was acknowledged.
 GROUP_MEMBERS = 2
 GROUP_WAIT_S = 120
+#: Before the next fault of a drill, the producers are back at their pace when their
+#: acknowledgements over the last PACE_WINDOW_S come within PACE_BAND of the rate (a catch-up
+#: burst after a long fault runs above it); the wait for it gives up after PACE_WAIT_S.
+PACE_WINDOW_S = 3.0
+PACE_BAND = (0.8, 1.25)
+PACE_WAIT_S = 180
+#: A calibration step: the producers' warm-up, then the window their rate is measured over.
+CALIBRATION_WARMUP_S = 8
+CALIBRATION_WINDOW_S = 20
+#: A calibration step holds when every cluster's producers achieve this share of the rate
+#: with their records acknowledged this soon after they were due, on average.
+CALIBRATION_LATENCY_MS = 500
 #: How far ahead a cut is scheduled on the host it cuts off (its SSH answer must be home first).
 LEAD_CUT_S = 3.0
 #: Lines of Kafka's log an operator looks for after each drill (brokers and controllers).
@@ -49,13 +61,16 @@ class Harness:
 
     def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
                  settle_s: float = 3, recover_timeout_s: float = 240,
-                 configs: dict[str, dict[str, str]] | None = None):
+                 configs: dict[str, dict[str, str]] | None = None, producers: int = 1):
         self.run, self.t, self.rec = run, run.target, run.rec
         self._barrier: threading.Barrier | None = None
         self.sides = sides(self.t)
         for s in self.sides.values():
             s.rec = self.rec              # each cluster's records; buffered while both run
         self.repeats, self.rate = int(repeats), float(rate)
+        #: verifiable producers per load; ``rate`` is theirs together, shared equally
+        self.producers = int(producers)
+        self.calibration = None             # what calibrate() tried and found
         self.lead_s, self.settle_s, self.timeout = lead_s, settle_s, recover_timeout_s
         self.client = self.t.hosts("clients")[0].name
         self.ontap = self.t.inventory.ontap().name if "ontap" in self.t.inventory.groups \
@@ -156,6 +171,98 @@ class Harness:
         self.settings[s.name] = {} if cfg.planned else started_with(cfg.stdout)
         s.rec.show(proc, f"{s.name.upper()}: broker 1's settings that decide the drills, "
                             f"{when}", cfg, show=s.name == "nfs")
+
+    # --- the load's rate (DRL-0) ------------------------------------------------------------
+    def calibrate(self, start: float, floor: float, step: float = 0.85) -> None:
+        """DRL-0: the highest rate the lab holds with both clusters loaded at once, as CPU-2
+        finds its rate (omb.calibrate): the producers on every cluster at ``start`` records/s,
+        then down by ``step`` until every cluster's achieve 95 % of it with their records
+        acknowledged within CALIBRATION_LATENCY_MS of their due time on average, or the rate
+        falls below ``floor``. The drills then run at that rate (at ``floor`` if none held,
+        and their load records say that they did not hold it)."""
+        from ..omb import calibrate
+        if self.dry:
+            self.rec.text("DRL-0", "", f"Planned: the drills' rate calibrated from {start:,.0f} "
+                          f"records/s down by x{step:g} (floor {floor:,.0f}), "
+                          f"{self.producers} verifiable producer(s) per cluster.")
+            return
+
+        def run_at(rate: float) -> list:
+            self.rate = rate
+            return self.both(lambda s: self._try_rate(s, rate))
+        cal = calibrate(run_at, start, floor, step, CALIBRATION_LATENCY_MS)
+        self.calibration = cal
+        self.rate = cal.held_rate if cal.held_rate is not None else floor
+        cal.table(self.rec, "DRL-0", "The drills' load, calibrated on both clusters at once",
+                  note=f"{self.producers} verifiable producers per cluster, their rates "
+                       f"together; each step {CALIBRATION_WINDOW_S} s after a "
+                       f"{CALIBRATION_WARMUP_S} s warm-up. Held: at least 95 % of the rate "
+                       "achieved, with records acknowledged on average at most "
+                       f"{CALIBRATION_LATENCY_MS} ms after they were due. The drills run at "
+                       "the highest rate held (lab figures: the lab's two clusters share "
+                       "one machine).")
+        print(f"DRL-0: the drills run at {self.rate:,.0f} records/s "
+              f"({self.producers} producers per cluster)"
+              + ("" if cal.held_rate is not None else ": no rate tried held, the floor"))
+
+    def _try_rate(self, s: Side, rate: float) -> "_Tried":
+        """One calibration step on cluster ``s``: the load at ``rate`` for the warm-up and
+        the window, stopped, and what it achieved."""
+        out = f"/tmp/drill-calibration-{s.name}.jsonl"
+        prefix = f"9{CLUSTERS.index(s.name) + 1}0"
+        try:
+            try:
+                started = self._producers_start(s, rate, out, prefix)
+                time.sleep(CALIBRATION_WARMUP_S)
+                t0 = time.time()
+                time.sleep(CALIBRATION_WINDOW_S)
+                t1 = time.time()
+            finally:
+                self._producers_stop(out)       # also those a failed start left running
+            produced = self._producers_read(out, prefix)
+        finally:
+            self._clean(out)
+        return _Tried(s.name, started.planned, produced, rate / self.producers, t0, t1)
+
+    def _producers_start(self, s: Side, rate: float, out: str, prefix: str):
+        """The load's producers on cluster ``s`` at ``rate`` records/s together (values
+        ``<prefix><j>.<n>``, output ``<out>.<j>``)."""
+        return self.t.run_snippet(SNIP + "DRL-0-producer-start.sh", self.client, check=True,
+                                  timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
+                                  VALUE_PREFIX=prefix, OUT=out, PRODUCERS=self.producers,
+                                  RATE=max(1, round(rate / self.producers)))
+
+    def _producers_stop(self, out: str):
+        return self.t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, timeout=300,
+                                  OUT=out, PRODUCERS=self.producers)
+
+    def _producers_read(self, out: str, prefix: str) -> m.ProducerLog:
+        return m.parse_producers({f"{prefix}{j}": self.t.read_file(self.client,
+                                                                   f"{out}.{j}").stdout
+                                  for j in range(1, self.producers + 1)})
+
+    def _clean(self, out: str) -> None:
+        """The load's files on the client (producers', group's, the check's) removed."""
+        if not self.dry:
+            self.t.run(f"rm -f {q(out)} {q(out)}.*", self.client, timeout=60)
+
+    def _at_pace(self, out: str, deadline: float) -> float:
+        """Until the producers of ``out`` acknowledge at their pace again (PACE_BAND of the
+        rate over the last PACE_WINDOW_S), at most until ``deadline``; the time they were
+        (or the deadline's, and the run's rate then shows it)."""
+        lines = int(self.rate / self.producers * (PACE_WINDOW_S + 2)) + 50
+        while True:
+            got = self.t.run(f"for f in {q(out)}.[0-9]; do tail -n {lines} \"$f\"; done",
+                             self.client, read_only=True, timeout=60)
+            now = time.time()
+            acks = sorted(m.parse_producer(got.stdout).acks, key=lambda a: a.t)
+            held = m.rate(acks, now - PACE_WINDOW_S - 0.5, now - 0.5)
+            if PACE_BAND[0] * self.rate <= held <= PACE_BAND[1] * self.rate or now >= deadline:
+                if now >= deadline:
+                    print(f"  the producers were not back at their pace after "
+                          f"{PACE_WAIT_S} s ({held:,.0f} records/s)")
+                return now
+            time.sleep(1)
 
     # --- the configuration the drills run on (configs.py) -----------------------------------
     def configure(self, name: str | None, only: str | None = None,
@@ -350,27 +457,53 @@ class Harness:
             raise ValueError(f"{proc} on {s.name}: at most 10 loads per drill and cluster")
         prefix = f"{proc[-1]}{CLUSTERS.index(s.name) + 1}{k}"
         out = f"/tmp/drill-{proc}-{s.name}-{k}.jsonl"
-        env = {"BOOTSTRAP": s.bootstrap(), "VALUE_PREFIX": prefix}
         self.preferred_leaders(s)
+        # What earlier loads wrote goes, so that this load's check reads only its own.
+        trim = t.run_snippet(SNIP + "DRL-0-topic-trim.sh", self.client, check=True,
+                             timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
+                             OUT=out + ".trim")
+        if self.once(f"trim {s.name}"):
+            s.rec.show("DRL-0", f"{s.name.upper()}: before each load, the records earlier "
+                                "loads left deleted", trim, show=False)
         # The group first: it reads from the end of the topic, so it must hold every partition
         # before the first record of this load is written.
         group = {"OUT": out + ".group", "MEMBERS": GROUP_MEMBERS, "VALUE_PREFIX": prefix}
         readers = t.run_snippet(SNIP + "DRL-0-group-start.sh", self.client, check=True,
                                 timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
                                 GROUP=f"drill-live-{prefix}-{int(time.time())}", **group)
-        started = t.run_snippet(SNIP + "DRL-0-producer-start.sh", self.client, check=True,
-                                timeout=180, needs=self.setup, RATE=int(self.rate), OUT=out,
-                                **env)
+        try:
+            started = self._producers_start(s, self.rate, out, prefix)
+        except Exception:
+            self._producers_stop(out)           # those that did start
+            t.run_snippet(SNIP + "DRL-0-group-stop.sh", self.client, timeout=120, ACKED=0,
+                          WAIT=0, **group)
+            self._clean(out)
+            raise
         if started.planned:
             s.rec.show(proc, f"{s.name.upper()}: load on", started, show=False)
             inject(s, 0, None)
             if after:
                 after()
-            t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, needs=started, OUT=out)
+            t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, needs=started, OUT=out,
+                          PRODUCERS=self.producers)
             t.run_snippet(SNIP + "DRL-0-group-stop.sh", self.client, needs=readers, **group)
             return None
-        print(f"{proc} {s.name}: producer at {self.rate:.0f} records/s (values {prefix}.n)")
+        try:
+            return self._load(proc, s, inject, after, length, prefix, out, group, started,
+                              readers)
+        finally:
+            self._clean(out)
+
+    def _load(self, proc: str, s: Side, inject, after, length: float | None, prefix: str,
+              out: str, group: dict, started, readers) -> Outcome:
+        """drill()'s load, once it is on: the runs, the producers and the group stopped, the
+        check and the measurements."""
+        t = self.t
+        env = {"BOOTSTRAP": s.bootstrap(), "VALUE_PREFIX": prefix}
+        print(f"{proc} {s.name}: {self.producers} producer(s) at {self.rate:,.0f} records/s "
+              f"together (values {prefix}<j>.n)")
         runs: list[Run] = []
+        loaded = False
         transcripts: dict = {"load": started, "group": readers}
         w = m.Watch(s.bootstrap(skip_b1=True), s.node_id, {TOPIC})
         with w:
@@ -383,7 +516,9 @@ class Harness:
                 for n in range(self.repeats):
                     if runs:
                         time.sleep(self.settle_s)
-                        steady.append(time.time())
+                        # Not before the producers are back at their pace (a long fault
+                        # leaves a backlog that they send in a burst).
+                        steady.append(self._at_pace(out, time.time() + PACE_WAIT_S))
                         time.sleep(self.lead_s)
                     if self._barrier is not None:
                         # Both clusters' faults at the same moment: neither measures its rate
@@ -399,14 +534,20 @@ class Harness:
                 time.sleep(self.settle_s)
                 if after:
                     after()
+                loaded = True
             finally:
-                stopped = t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client,
-                                        timeout=300, OUT=out)
-                produced = m.parse_producer(t.read_file(self.client, out).stdout)
-                # Until the group has read everything acknowledged (or GROUP_WAIT_S).
-                transcripts["group stop"] = t.run_snippet(
-                    SNIP + "DRL-0-group-stop.sh", self.client, timeout=GROUP_WAIT_S + 120,
-                    ACKED=len(produced.values), WAIT=GROUP_WAIT_S, **group)
+                produced = None
+                try:
+                    stopped = self._producers_stop(out)
+                    produced = self._producers_read(out, prefix)
+                finally:
+                    # Until the group has read everything acknowledged (or GROUP_WAIT_S); at
+                    # once when the load failed.
+                    ok = loaded and produced is not None
+                    transcripts["group stop"] = t.run_snippet(
+                        SNIP + "DRL-0-group-stop.sh", self.client, timeout=GROUP_WAIT_S + 120,
+                        ACKED=len(produced.values) if ok else 0,
+                        WAIT=GROUP_WAIT_S if ok else 0, **group)
             samples = list(w.samples)
         transcripts["stop"] = stopped
         readers_log = m.parse_group([t.read_file(self.client, f"{group['OUT']}.{i}").stdout
@@ -436,6 +577,9 @@ class Harness:
                  result: m.Check, waiting: bool = False,
                  group: m.GroupLog | None = None) -> None:
         lost = set(result.lost)
+        # Built once for the load's runs (each can hold hundreds of thousands of records).
+        times = m.LoadTimes.of(produced, group, self.rate / self.producers) \
+            if group is not None else None
         for i, r in enumerate(runs):
             r.end = runs[i + 1].fault - self.lead_s if i + 1 < len(runs) else \
                 (produced.acks[-1].t if produced.acks else r.fault)
@@ -464,7 +608,8 @@ class Harness:
             start = runs[i - 1].end if i else 0
             r.lost = sum(1 for a in produced.acks if start < a.t <= r.end and a.value in lost)
             if group is not None:
-                r.group = m.group_through(produced, group, self.rate, r.fault, r.end)
+                r.group = m.group_through(produced, group, self.rate / self.producers,
+                                          r.fault, r.end, times=times)
 
     def _same_as_found(self, s: Side, what: str) -> bool:
         """Is cluster ``s`` (its hosts, broker 1's volume and LIF) as DRL-0 found it?"""
@@ -557,6 +702,27 @@ class Harness:
     def load_label(self, s: Side, length: float) -> str:
         """How a drill at several lengths and configurations names one of its loads."""
         return f", {length:g} s, {cf.LABELS[self.current[s.name]]}"
+
+
+class _Tried:
+    """One calibration step on one cluster, as omb.calibrate reads it (name, planned, load)."""
+
+    def __init__(self, name: str, planned: bool, produced: m.ProducerLog, each: float,
+                 t0: float, t1: float):
+        self.name, self.planned = name, planned
+        self.produced, self.each, self.t0, self.t1 = produced, each, t0, t1
+
+    def load(self, rate: float) -> dict:
+        """The step as a load record's run: asked and achieved records/s, and how long
+        after their due time the window's records were acknowledged, on average."""
+        acks = m.in_window(self.produced.acks, self.t0, self.t1)
+        late = [a.t - d for a in acks
+                if (d := self.produced.due(a.value, self.each)) is not None]
+        return {"name": self.name, "unit": "records/s", "target": round(rate, 1),
+                "achieved": round(m.rate(self.produced.acks, self.t0, self.t1), 1),
+                "window_s": round(self.t1 - self.t0, 1),
+                "publish_latency_avg_ms": round(1000 * sum(late) / len(late), 1)
+                if late else float("inf")}
 
 
 def _extra(options: str) -> str:

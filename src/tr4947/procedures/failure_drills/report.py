@@ -84,8 +84,9 @@ def report(harness: Harness, proc: str, outcomes: list[Outcome | None], what: st
     group_report(harness, proc, done, what)
     if not any(_tr_lag(o) for o in done):
         tr_value_note(harness, proc, done)
-    harness.rec.load(proc, f"{what}: the producer's rate before each fault (from the end of "
-                           "the settling after the previous run, at most 10 s)", loads)
+    harness.rec.load(proc, f"{what}: the producers' rate before each fault, "
+                           f"{harness.producers} together (from when they were back at their "
+                           "pace after the previous run, at most 10 s)", loads)
     for o in done:
         at = f" ({o.length:g} s, {cf.LABELS[o.config]})" if several else ""
         if o.producer.errors:
@@ -160,8 +161,10 @@ def group_clause(done: list[Outcome]) -> str | None:
     return (f"the consumer group ({GROUP_MEMBERS} members) "
             + ("received every acknowledged record while the drill ran" if unread == 0 else
                f"did not receive {unread} acknowledged records while the drill ran")
-            + (f"; its end-to-end latency (p99) was {spread(p99).median:.1f} s (median "
-               f"of {len(p99)} runs), {max(p99):.1f} s at the worst" if p99 else "")
+            + (f"; its end-to-end latency (p99, from each record's due send time at the "
+               f"producers' pace: arithmetic on real timestamps) was "
+               f"{spread(p99).median:.1f} s (median of {len(p99)} runs), {max(p99):.1f} s at "
+               "the worst" if p99 else "")
             + (f"; it caught up at most {max(caught):.1f} s after a fault" if caught else
                "; no record reached it more than a second late"))
 
@@ -275,7 +278,8 @@ def tr_value_note(harness: Harness, proc: str, outcomes: list[Outcome | None]) -
         return
     lag_s = (cf.lag_ms(harness.configs[cf.CHECKLIST]) or KAFKA_DEFAULT_LAG_MS) / 1000
     fenced = [r for r in runs if r.fenced_s is not None and r.fenced_s < lag_s]
-    short = [r for r in runs if r not in fenced and r.stall_s < lag_s]
+    ids = {id(r) for r in fenced}           # by identity: two runs may measure alike
+    short = [r for r in runs if id(r) not in ids and r.stall_s < lag_s]
     if len(fenced) == len(runs):
         harness.rec.text(proc, "", f"Not run beside it with the TR's {LAG}: in every run "
                          f"({len(runs)}) the controller fenced broker 1 "
@@ -320,5 +324,8 @@ def _spread(values, none: str) -> str:
     got = [v for v in values if v is not None]
     if not got:
         return none
-    s = spread(got).fmt(1)
+    sp = spread(got)
+    # Counts (records behind, rebalances, partitions) as whole numbers, times to a tenth.
+    whole = all(isinstance(v, int) for v in got) and float(sp.median).is_integer()
+    s = sp.fmt(0 if whole else 1)
     return s if len(got) == len(values) else f"{s}; {len(values) - len(got)} x {none}"
