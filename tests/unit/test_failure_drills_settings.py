@@ -155,3 +155,32 @@ def test_refused_sends_are_grouped_by_kind_whatever_counts_their_messages_carry(
     assert got[0] == ("org.apache.kafka.common.errors.TimeoutException: Expiring <n> record(s) "
                       "for drills-<n>:<n> ms has passed since batch creation", 3)
     assert got[1][1] == 1 and len(got) == 2
+
+
+def test_a_drill_at_several_lengths_charts_what_each_length_cost():
+    """One series per cluster and configuration, a point per length: the median and range
+    of its runs; runs without a figure are left out, a series without any is not drawn."""
+    from tr4947.measure.drills import Through
+    from tr4947.procedures.failure_drills.report import length_chart
+    from tr4947.procedures.failure_drills.runs import Outcome, Run
+
+    def through(p99):
+        return Through(0, None, 0.1, p99, p99, 0, 0)
+
+    def load(cluster, config, length, p99s, resumed):
+        runs = [Run("DRL-1", cluster, i, 0.0, group=through(p), resume_s=r)
+                for i, (p, r) in enumerate(zip(p99s, resumed))]
+        return Outcome("DRL-1", cluster, runs, None, None, 1800, True, config=config,
+                       length=length)
+    charts = []
+    h = NS(rec=NS(chart=lambda proc, title, spec: charts.append((proc, title, spec))))
+    length_chart(h, "DRL-1", [load("nfs", cf.CHECKLIST, 10, [9.0, 10.0, 11.0], [9, 9, 9]),
+                              load("nfs", cf.CHECKLIST, 180, [170.0, 174.0, None],
+                                   [None, 181, 185]),
+                              load("nfs", cf.TR, 180, [None, None, None], [None] * 3)])
+    (_, e2e_title, e2e), (_, _, resumed) = charts
+    assert "End-to-end latency p99" in e2e_title
+    assert e2e["series"] == [{"name": "NFS, deploy checklist", "x": [10, 180],
+                              "y": [10.0, 172.0], "low": [9.0, 170.0], "high": [11.0, 174.0]}]
+    assert [s["name"] for s in resumed["series"]] == ["NFS, deploy checklist"]
+    assert resumed["series"][0]["y"] == [9, 183]

@@ -82,6 +82,8 @@ def report(harness: Harness, proc: str, outcomes: list[Outcome | None], what: st
                       key=lead[:2] + ["Cluster", "Lost", "Producers resumed after (s)"]
                       + ([WAITING[0].upper() + WAITING[1:]] if WAITING in extras else []))
     group_report(harness, proc, done, what)
+    if several:
+        length_chart(harness, proc, done)
     if not any(_tr_lag(o) for o in done):
         tr_value_note(harness, proc, done)
     harness.rec.load(proc, f"{what}: the producers' rate before each fault, "
@@ -146,6 +148,39 @@ def group_report(harness: Harness, proc: str, done: list[Outcome], what: str) ->
              "records due from the fault to the run's end. Rebalances: times the group's "
              "partitions were taken away and handed out again.",
         key=lead + ["Cluster", "Unread", "Caught up after (s)", "End-to-end p99 (s)"])
+
+
+def length_chart(harness: Harness, proc: str, done: list[Outcome]) -> None:
+    """For a drill at several fault lengths: how late the records reached the consumer
+    group (end-to-end p99) and when the producers resumed, against the fault's length, one
+    series per cluster and configuration (median, min-max over the runs): what an outage of
+    a given length costs, at a glance."""
+    for title, y_label, value in (
+            ("End-to-end latency p99 by fault length: how late the consumer group received "
+             "the records due during the fault (median, min-max)",
+             "end-to-end p99 (s, lab)", lambda r: r.group.e2e_p99_s if r.group else None),
+            ("Producers resumed after, by fault length (median, min-max)",
+             "producers resumed after (s, lab)", lambda r: r.resume_s)):
+        series = []
+        for c in CLUSTERS:
+            for config in dict.fromkeys(o.config for o in done):
+                xs, ys, lo, hi = [], [], [], []
+                for o in sorted((o for o in done if o.cluster == c and o.config == config),
+                                key=lambda o: o.length or 0):
+                    got = [v for v in map(value, o.runs) if v is not None]
+                    if not got:
+                        continue
+                    sp = spread(got)
+                    xs.append(o.length)
+                    ys.append(round(sp.median, 2))
+                    lo.append(round(sp.low, 2))
+                    hi.append(round(sp.high, 2))
+                if xs:
+                    series.append({"name": f"{c.upper()}, {cf.LABELS[config]}", "x": xs,
+                                   "y": ys, "low": lo, "high": hi})
+        if series:
+            harness.rec.chart(proc, title, {"type": "line", "x_label": "fault length (s)",
+                                            "y_label": y_label, "series": series})
 
 
 def group_clause(done: list[Outcome]) -> str | None:
