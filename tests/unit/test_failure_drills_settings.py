@@ -184,3 +184,46 @@ def test_a_drill_at_several_lengths_charts_what_each_length_cost():
                               "y": [10.0, 172.0], "low": [9.0, 170.0], "high": [11.0, 174.0]}]
     assert [s["name"] for s in resumed["series"]] == ["NFS, deploy checklist"]
     assert resumed["series"][0]["y"] == [9, 183]
+
+
+def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
+    """Harness.calibrate with each cluster's load simulated: a rate holds where every
+    cluster's producers achieve 95 % of it with their records acknowledged within the
+    latency bound of their due time; the drills then run at it. A step's latency is counted
+    from each producer's own start."""
+    from tr4947.measure.drills import Ack, ProducerLog
+    from tr4947.procedures.failure_drills import harness as H
+
+    T0, window = 1_000.0, (1_010.0, 1_030.0)
+
+    def tried(name, rate, lab_max):
+        # each of two producers paces rate / 2 from its own start; what is past the lab's
+        # capacity is acknowledged ever later (a backlog), so the achieved rate falls short
+        each, log = rate / 2, ProducerLog()
+        for j, start in ((1, T0), (2, T0 + 0.5)):
+            log.starts[f"91{j}"] = start
+            share = min(each, lab_max / 2)
+            for n in range(int(each * 40)):
+                log.acks.append(Ack(start + n / share + 0.02, n % 6, f"91{j}.{n}"))
+        log.acks.sort(key=lambda a: a.t)
+        return H._Tried(name, False, log, each, *window)
+
+    tables, loads = [], []
+    h = H.Harness.__new__(H.Harness)
+    h.producers, h.rate, h.setup, h.calibration = 2, 300.0, None, None
+    h.rec = NS(table=lambda *a, **k: tables.append((a, k)),
+               load=lambda *a, **k: loads.append((a, k)), text=None)
+    capacity = {"das": 1400, "nfs": 1100}
+    h.both = lambda fn: [fn(NS(name=c)) for c in capacity]
+    h._try_rate = lambda s, rate: tried(s.name, rate, capacity[s.name])
+    h.calibrate(2000, 300, 0.8)
+    asked = [(r[0], r[1], r[4]) for r in h.calibration.rows]
+    # 2,000 and 1,600 are past both; 1,280 only past NFS's; 1,024 both hold
+    assert asked == [("2,000", "das", "no"), ("2,000", "nfs", "no"), ("1,600", "das", "no"),
+                     ("1,600", "nfs", "no"), ("1,280", "das", "yes"), ("1,280", "nfs", "no"),
+                     ("1,024", "das", "yes"), ("1,024", "nfs", "yes")]
+    assert h.rate == 1024 and h.calibration.held_rate == 1024
+    # a held step's records came 20 ms after they were due, from each producer's own start
+    held = [ld for ld in h.calibration.loads if ld["target"] == 1024]
+    assert all(ld["publish_latency_avg_ms"] == pytest.approx(20, abs=1) for ld in held), held
+    assert loads and loads[0][1] == {"calibration": True}
