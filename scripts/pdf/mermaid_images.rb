@@ -5,6 +5,9 @@ require 'json'
 require 'open3'
 
 class MermaidImages < Asciidoctor::Extensions::Treeprocessor
+  # Extensions get no logger of their own; this one reports through Asciidoctor's, so a
+  # diagram that cannot be rendered is a logged error (the build goes on), not a crash.
+  include Asciidoctor::Logging
   HERE = File.expand_path(__dir__)
   REPO = File.expand_path('../..', HERE)
   MAX_PT = 480.0 # about the text width of an A4 page with asciidoctor-pdf's default margins
