@@ -135,11 +135,11 @@ def test_the_note_on_the_tr_value_comes_from_the_runs():
 
 
 def test_fault_lengths_are_checked_and_named():
-    assert _lengths("pause_s", [10, 60]) == [10.0, 60.0]
-    assert _lengths("pause_s", 15) == [15.0]
+    assert _lengths("unreachable_s", [10, 60]) == [10.0, 60.0]
+    assert _lengths("unreachable_s", 15) == [15.0]
     for bad in ([], [0], [10, -1], ["10"], [True]):
-        with pytest.raises(ValueError, match=r"pause_s: give fault lengths in seconds"):
-            _lengths("pause_s", bad)
+        with pytest.raises(ValueError, match=r"unreachable_s: give fault lengths in seconds"):
+            _lengths("unreachable_s", bad)
     assert lengths_text([10, 60, 180]) == "10, 60 and 180 s"
     assert lengths_text([15]) == "15 s"
 
@@ -227,3 +227,18 @@ def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
     held = [ld for ld in h.calibration.loads if ld["target"] == 1024]
     assert all(ld["publish_latency_avg_ms"] == pytest.approx(20, abs=1) for ld in held), held
     assert loads and loads[0][1] == {"calibration": True}
+
+
+def test_the_soft_mount_drill_checks_its_options_and_outage_before_anything_runs():
+    from tr4947.procedures.failure_drills import _soft
+    _soft("soft,timeo=50,retrans=1", 60)                 # major timeout 15 s: fine
+    for opts, drop, says in [
+            ("hard,timeo=50", 60, "give a soft mount's options"),
+            ("timeo=50", 60, "give a soft mount's options"),  # hard by default
+            ("soft,timeo=50,retrans=1", 15, r"longer than the soft mount's major timeout \(15 s"),
+            ("soft", 300, r"major timeout \(360 s"),          # TCP's defaults: 60 + 120 + 180
+            ("soft,timeo=fast", 60, "timeo='fast': give a whole number"),
+            (["soft"], 60, "give mount options as text"),
+            ("soft,timeo=50", True, "soft_drop_s: give an outage in seconds")]:
+        with pytest.raises(ValueError, match=says):
+            _soft(opts, drop)

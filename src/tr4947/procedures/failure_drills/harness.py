@@ -1,6 +1,6 @@
 """What every drill shares (DRL-0): the Harness holds the run, the target and both clusters;
 it prepares the load (the drills topic, the producer's settings, on the lab the NFS mounts
-for the pause hook) and restores it, runs a drill on both clusters at once, runs one drill on
+without passthrough, so that the lab's NFS layer sees every write) and restores it, runs a drill on both clusters at once, runs one drill on
 one cluster under the verifiable producer and checks what came back, measures each fault,
 waits for recovery, and reads what the lab looks like (state) to tell whether a drill left
 it as it found it."""
@@ -80,7 +80,8 @@ class Harness:
         self.svm = default_svm(self.t) if self.ontap else None
         self.outcomes: list[Outcome] = []
         self.setup = None                   # DRL-0's first step: planned on a dry run
-        self.hook = False                   # the lab's NFS drill hook is on the NFS brokers
+        self.lab_layer = False              # the lab's NFS client layer is on the NFS brokers
+        self.nft: dict[str, bool] = {}      # per cluster: broker 1's host has nft (DRL-1, DRL-7)
         self.found: dict | None = None      # the lab as DRL-0 left it (see state())
         self.settings: dict[str, dict[str, str]] = {}   # per cluster: broker 1's, now
         self.configs = configs or cf.CONFIGS    # what each configuration sets (configs.py)
@@ -130,9 +131,9 @@ class Harness:
 
     # --- DRL-0 --------------------------------------------------------------------------------
     def prepare(self) -> None:
-        """DRL-0: the drills topic on each cluster, the producer's settings on the client,
-        and (where the lab's NFS hook exists) the NFS brokers' volumes mounted without
-        passthrough."""
+        """DRL-0: whether broker 1's host has nft, the drills topic on each cluster, the
+        producer's settings on the client, and (where the lab's NFS layer is) the NFS
+        brokers' volumes mounted without passthrough."""
         t = self.t
         first = None
         for c, s in self.sides.items():
@@ -143,6 +144,12 @@ class Harness:
         self.setup = first
         for c, s in self.sides.items():
             self._read_settings(s, "as found")
+            # DRL-1 and DRL-7 cut broker 1's host off its NFS server with nftables: whether
+            # the host has nft is read before any drill (a dry run, which reads nothing after
+            # a planned step, plans those drills as if it had).
+            if c == "nfs":
+                r = t.run("command -v nft || true", s.b1.name, read_only=True, needs=self.setup)
+                self.nft[c] = r.planned or bool(r.stdout.strip())
         # Every drill runs on the deploy checklist's settings; DRL-1 also on the TR's.
         self.configure(cf.CHECKLIST)
         self.rec.show("DRL-0", "The verifiable producer's settings, on the client",
@@ -150,14 +157,15 @@ class Harness:
         nfs = self.sides.get("nfs")
         if nfs is None:
             return
-        # The lab's NFS layer has a pause hook, which needs the brokers' volumes mounted
-        # without FUSE passthrough. Both are lab-only: on a real target neither is looked
-        # for nor planned (a real client has no such hook and mount knows no such option).
+        # The lab's NFS layer stalls a mount's requests when its server stops answering, and
+        # fails them on a soft mount: with FUSE passthrough, reads and writes would bypass it,
+        # so the brokers' volumes are mounted without. Both are lab-only: on a real target
+        # neither is looked for nor planned (mount knows no such option).
         if self.run.is_lab:
-            hook = t.run("command -v tr4947-nfsctl || true", nfs.b1.name, read_only=True,
-                         needs=self.setup)
-            self.hook = not hook.planned and bool(hook.stdout.strip())
-        if self.hook:
+            layer = t.run("command -v tr4947-nfsctl || true", nfs.b1.name, read_only=True,
+                          needs=self.setup)
+            self.lab_layer = not layer.planned and bool(layer.stdout.strip())
+        if self.lab_layer:
             self._remount(nfs, self.options(nfs),
                           "Lab: NFS brokers' volumes mounted without passthrough")
         if not self.dry:
@@ -378,18 +386,28 @@ class Harness:
                                  "first load, after a preferred leader election",
                         ["Partition", "Preferred leader", "Leader"], rows)
 
-    def _remount(self, s: Side, options: str, title: str) -> None:
-        """DRL-0-remount.sh on every NFS broker at once (no load runs between the drills),
-        then until all of them serve again."""
+    def _remount(self, s: Side, options: str, title: str, brokers: list[Host] | None = None,
+                 proc: str = "DRL-0") -> None:
+        """DRL-0-remount.sh on ``brokers`` (default: every NFS broker) at once (no load runs
+        meanwhile), then until all of them serve again."""
+        brokers = brokers or s.brokers
+
         def one(b: Host):
             return self.t.run_snippet(SNIP + "DRL-0-remount.sh", b.name, check=True,
                                       timeout=300, VOLUME=s.export_of(b),
                                       MOUNTPOINT=s.mountpoint, OPTIONS=options)
-        with ThreadPoolExecutor(len(s.brokers)) as pool:
-            done = list(pool.map(one, s.brokers))
-        s.rec.show("DRL-0", f"{title} ({s.b1.name}; the others alike)", done[0])
+        with ThreadPoolExecutor(len(brokers)) as pool:
+            done = list(pool.map(one, brokers))
+        others = "; the others alike" if len(brokers) > 1 else ""
+        s.rec.show(proc, f"{title} ({brokers[0].name}{others})", done[0])
         if not done[0].planned:
-            s.cluster.wait_serving(s.brokers, 240)
+            s.cluster.wait_serving(brokers, 240)
+
+    def remount(self, s: Side, b: Host, options: str, title: str, proc: str) -> None:
+        """One NFS broker's volume mounted again with ``options`` as well as the drills' (the
+        lab only: see prepare)."""
+        extra = self.options(s)
+        self._remount(s, ",".join(o for o in (options, extra) if o), title, [b], proc)
 
     def restore(self) -> None:
         """After the drills: every broker's configuration file as DRL-0 found it (restarted
@@ -397,14 +415,14 @@ class Harness:
         again (DRL-0)."""
         self.configure(None)
         nfs = self.sides.get("nfs")
-        if nfs is not None and self.hook:
+        if nfs is not None and self.lab_layer:
             self._remount(nfs, _extra(nfs.options), "After the drills: the volumes as they were")
 
     def options(self, s: Side) -> str:
         """Mount options besides the NFS version, which the snippets pin to 4.1 themselves:
         the inventory's others, and on the lab the drills' x-lab-nopassthrough."""
         extra = _extra(s.options)
-        return ",".join(o for o in (extra, NO_PASSTHROUGH if self.hook else "") if o)
+        return ",".join(o for o in (extra, NO_PASSTHROUGH if self.lab_layer else "") if o)
 
     def state(self, sides: list[Side] | None = None) -> dict:
         """What a drill must leave as it found it, read-only, for ``sides`` (default: both
@@ -629,24 +647,25 @@ class Harness:
     def client_outages(self, s: Side) -> dict | None:
         """What the lab's NFS layer on broker 1's mount says of its outages (reconnections,
         the last few outages in ms), or None where there is no such layer (a real client)."""
-        if not self.hook:
+        if not self.lab_layer:
             return None
         r = self.t.run_snippet(SNIP + "DRL-0-client-outages.sh", s.b1.name, read_only=True,
                                check=True, MOUNTPOINT=s.mountpoint)
         try:
             server = json.loads(r.stdout.strip().splitlines()[-1])["server"]
-            return {"reconnects": int(server["reconnects"]),
+            return {"outages": int(server["outages"]),
                     "outages_ms": [int(x) for x in server.get("outages_ms", [])]}
         except (ValueError, KeyError, IndexError, TypeError):
             return None
 
     def outages_since(self, s: Side, before: dict | None) -> list[float]:
         """The outages (s) broker 1's mount measured since ``before`` (client_outages), oldest
-        first: one per reconnection. Empty without the lab's layer."""
+        first: one per reconnection, or per time the server fell silent with the connection
+        up. Empty without the lab's layer."""
         after = self.client_outages(s) if before is not None else None
         if after is None:
             return []
-        k = after["reconnects"] - before["reconnects"]
+        k = after["outages"] - before["outages"]
         return [round(ms / 1000, 2) for ms in after["outages_ms"][-k:]] if k > 0 else []
 
     # --- a fault that moves broker 1's storage path away and back (DRL-2, DRL-6) ------------------
