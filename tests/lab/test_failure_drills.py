@@ -205,3 +205,35 @@ def test_a_lif_left_away_is_seen(lab, drills):
     finally:
         s.run_sync("network interface revert -vserver svm_kafka -lif lif_kafka_1")
     assert drills.state()["lifs"] == found["lifs"]
+
+
+def test_on_a_real_target_with_confirm_a_drill_runs_through_its_real_mechanism_or_is_refused(
+        lab, found_configs, tmp_path):
+    """The same hosts opened as a real site (lab-remote: default-deny, no lab-only setting),
+    with confirm: DRL-1 cuts broker 1's host off its NFS server with nftables over SSH, as an
+    operator would, and loses nothing; DRL-7, which would remount a production volume soft,
+    is refused with its reason before it does anything; no lab-only step is taken."""
+    found = looked_at(lab)
+    t = lab.real_target(confirm=True)
+    rec = record.start("failure-drills", "failure-drills", "lab-remote", tmp_path, "real", "test")
+    d = FailureDrills(ChapterRun(t, rec, "failure-drills", by_runner=True), repeats=1,
+                      rate=200, lead_s=3, settle_s=2, configs=SHORT_LAG, producers=1)
+    d.prepare()
+    assert not d.lab_layer and d.harness.nft == {"nfs": True}
+    d.lif_unreachable([5])
+    d.soft_mount("soft,timeo=20,retrans=1", 20)
+    d.restore()
+    o = next(o for o in d.outcomes if o.drill == "DRL-1")
+    assert o.check.lost == [] and o.unchanged, o.check.lost[:5]
+    shown = [r for r in rec.records if r.kind == "console"]
+    assert not any(r.data["output"].startswith("DRY RUN") for r in shown)
+    drop = next(r for r in shown if r.id == "DRL-1" and "cannot reach its NFS server" in r.title)
+    assert "nft -c -f /run/drill-lif-drop.nft" in drop.data["command"], drop.data
+    for r in shown:
+        for lab_only in ("x-lab-nopassthrough", "tr4947-nfsctl", "soft,timeo"):
+            assert lab_only not in r.data["command"] and lab_only not in r.title, (lab_only, r)
+    refused = [r.data["body"] for r in rec.records if r.kind == "text" and r.id == "DRL-7"]
+    assert refused and "lab only" in refused[0], refused
+    assert not any(o.drill == "DRL-7" for o in d.outcomes)
+    assert looked_at(lab) == found
+    assert config_files(lab) == found_configs

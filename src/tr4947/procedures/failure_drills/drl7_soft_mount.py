@@ -48,12 +48,20 @@ def run(harness: Harness, options: str, drop_s: float) -> None:
         not_run(harness, "DRL-7", f"nft (nftables) is not installed on {s.b1.name}")
         return
     harness.remount(s, s.b1, options, f"Lab: broker 1's volume mounted {to.words}", "DRL-7")
+    hard = []
+
+    def mount_hard() -> None:
+        if not hard:
+            hard.append(True)
+            harness.remount(s, s.b1, "", "After DRL-7: broker 1's volume mounted hard again",
+                            "DRL-7")
     try:
+        # Hard again once the load is over and checked, before the lab is compared with
+        # what DRL-0 found; or, if the drill failed, on the way out.
         o = harness.drill("DRL-7", s, lambda s, n, w: _inject(harness, s, n, w, drop_s),
-                          "Soft mount", length=drop_s)
+                          "Soft mount", restore=mount_hard)
     finally:
-        harness.remount(s, s.b1, "", "After DRL-7: broker 1's volume mounted hard again",
-                        "DRL-7")
+        mount_hard()
     report(harness, "DRL-7", [o], f"broker 1's volume mounted {to.words} (major timeout "
            f"{to.major_s:g} s), its host cut off from the NFS server for {drop_s:g} s")
     if o is not None:

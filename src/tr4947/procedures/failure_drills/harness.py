@@ -463,11 +463,14 @@ class Harness:
 
     # --- the load around one drill on one cluster (DRL-0) ---------------------------------------
     def drill(self, proc: str, s: Side, inject, title: str, after=None,
-              length: float | None = None) -> Outcome | None:
+              length: float | None = None, restore=None) -> Outcome | None:
         """``repeats`` runs of ``inject(s, n, watch) -> Run`` on cluster ``s`` under the
-        verifiable producer, then the check; recorded under ``proc``. ``length``: the fault's
-        set length, for a drill run at several (its runs then also count the partitions
-        still waiting when the fault ended)."""
+        verifiable producer, then the check; recorded under ``proc``. ``after()``: once the
+        last run is over, still under load; ``restore()``: once the load is over and checked,
+        before the lab is compared with what DRL-0 found (a drill that changes the lab on
+        purpose puts it back there). ``length``: the fault's set length, for a drill run at
+        several (its runs then also count the partitions still waiting when the fault
+        ended)."""
         t = self.t
         # Values <drill><cluster><k>.n: the k-th load of this drill on this cluster (each
         # check reads back only its own load's values; the verifiable producer's prefix is
@@ -507,15 +510,17 @@ class Harness:
             t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, needs=started, OUT=out,
                           PRODUCERS=self.producers)
             t.run_snippet(SNIP + "DRL-0-group-stop.sh", self.client, needs=readers, **group)
+            if restore:
+                restore()
             return None
         try:
             return self._load(proc, s, inject, after, length, prefix, out, group, started,
-                              readers)
+                              readers, restore)
         finally:
             self._clean(out)
 
     def _load(self, proc: str, s: Side, inject, after, length: float | None, prefix: str,
-              out: str, group: dict, started, readers) -> Outcome:
+              out: str, group: dict, started, readers, restore=None) -> Outcome:
         """drill()'s load, once it is on: the runs, the producers and the group stopped, the
         check and the measurements."""
         t = self.t
@@ -584,6 +589,8 @@ class Harness:
             # to the last run's end (overlapping DAS and NFS windows count once in a run's
             # timing, tr4947.runbook.profile).
             s.rec.measured(runs[-1].end - steady[0], f"{proc} {s.name}", end=runs[-1].end)
+        if restore:
+            restore()
         unchanged = self._same_as_found(s, f"{proc} {s.name}")
         o = Outcome(proc, s.name, runs, result, produced, self.rate, unchanged, transcripts,
                     samples, config=self.current[s.name],
