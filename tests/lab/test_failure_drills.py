@@ -28,7 +28,7 @@ from tr4947.procedures.context import ChapterRun
 from tr4947.procedures.failure_drills import FailureDrills
 from tr4947.procedures.failure_drills import configs as cf
 from tr4947.procedures.failure_drills.drl1_lif_unreachable import CLIENT_SILENT
-from tr4947.procedures.failure_drills.drl7_soft_mount import FAILED, STOPPED
+from tr4947.procedures.failure_drills.drl7_soft_mount import FAILED, STOP_WAIT_S, STOPPED
 from tr4947.procedures.failure_drills.harness import WAITING
 
 from .conftest import own_lab
@@ -170,7 +170,9 @@ def test_the_drills_leave_the_lab_as_they_found_it(lab, drills, found_configs):
     assert looked_at(lab) == found, "after DRL-7"
     drl7 = next(o for o in drills.outcomes if o.drill == "DRL-7")
     stopped, failed = drl7.runs[0].extra[STOPPED], drl7.runs[0].extra[FAILED]
-    assert stopped is not None and 6 <= stopped <= 19, stopped
+    # (it stops once its log directory is offline, which closes the directory's files: on a
+    # soft mount each close can wait the major timeout again, even past the outage)
+    assert stopped is not None and 6 <= stopped <= 20 + STOP_WAIT_S, stopped
     assert failed and failed > 0, failed
     for o in drills.outcomes:
         assert o.check.lost == [], (o.drill, o.cluster, o.check.lost[:5])

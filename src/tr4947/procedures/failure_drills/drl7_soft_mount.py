@@ -25,6 +25,9 @@ from .runs import Run
 from .sides import Side
 
 SOFT_CLAIM = "guide.drill-soft-mount-offline"
+#: How long after the path is back broker 1 may still stop: taking a log directory offline
+#: closes its files, and on a soft mount each close waits the major timeout again.
+STOP_WAIT_S = 120
 #: Each run's columns.
 STOPPED = "broker stopped after (s)"
 FAILED = "requests failed with EIO"
@@ -79,9 +82,10 @@ def _inject(harness: Harness, s: Side, n: int, w, drop_s: float) -> Run | None:
                    r)
     if r.planned:
         return None
-    # Broker 1 stops once a write fails and its log directory goes offline, or lives on.
+    # Broker 1 stops once a write fails and its log directory goes offline (which can end
+    # after the path is back), or lives on.
     stopped = None
-    while time.time() < at + drop_s:
+    while time.time() < at + drop_s + STOP_WAIT_S:
         if not s.cluster.alive(s.b1):
             stopped = time.time()
             break
