@@ -210,12 +210,14 @@ def test_a_lif_left_away_is_seen(lab, drills):
 
 
 def test_on_a_real_target_with_confirm_a_drill_runs_through_its_real_mechanism_or_is_refused(
-        lab, found_configs, tmp_path):
+        lab, found_configs, tmp_path, monkeypatch):
     """The same hosts opened as a real site (lab-remote: default-deny, no lab-only setting),
     with confirm: DRL-1 cuts broker 1's host off its NFS server with nftables over SSH, as an
     operator would, and loses nothing; DRL-7, which would remount a production volume soft,
     is refused with its reason before it does anything; no lab-only step is taken."""
     found = looked_at(lab)
+    # a reader's credentials: the ONTAP password from the environment
+    monkeypatch.setenv("ONTAP_PASSWORD", lab.lab.credentials()["ontap_passwords"]["admin"])
     t = lab.real_target(confirm=True)
     rec = record.start("failure-drills", "failure-drills", "lab-remote", tmp_path, "real", "test")
     d = FailureDrills(ChapterRun(t, rec, "failure-drills", by_runner=True), repeats=1,

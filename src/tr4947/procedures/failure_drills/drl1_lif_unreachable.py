@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 
 from . import configs as cf
-from .harness import LEAD_CUT_S, SNIP, Harness
+from .harness import Harness
 from .report import lengths_text, not_run, report
 from .runs import Run
 from .sides import Side
@@ -59,19 +59,14 @@ def _cut_off(harness: Harness, s: Side, seconds: float):
 
     def inject(s: Side, n: int, w) -> Run | None:
         before = harness.client_outages(s)
-        at = time.time() + LEAD_CUT_S
-        r = harness.t.run_snippet(SNIP + "DRL-1-lif-drop.sh", s.b1.name, check=True,
-                                  needs=harness.setup, MOUNTPOINT=s.mountpoint,
-                                  AT=f"{at:.3f}", HEAL_AT=f"{at + seconds:.3f}")
+        r, at = harness.scheduled(s, "DRL-1-lif-drop.sh", seconds, MOUNTPOINT=s.mountpoint)
         if n == 0 and first:
             s.rec.show("DRL-1", f"NFS: {s.b1.name} cannot reach its NFS server for "
                                 f"{seconds:g} s", r)
         if r.planned:
             return None
         time.sleep(max(0.0, at + seconds + 0.5 - time.time()))
-        marks = harness.t.run_snippet(SNIP + "DRL-1-marks.sh", s.b1.name, read_only=True,
-                                      check=True).stdout.split()
-        run = Run("DRL-1", s.name, n, float(marks[0]), float(marks[1]))
+        run = Run("DRL-1", s.name, n, *harness.marks(s, "DRL-1-marks.sh"))
         harness.recovered(w, run, "the heal")
         silences = harness.outages_since(s, before)
         if silences:

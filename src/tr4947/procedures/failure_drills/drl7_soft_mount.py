@@ -19,7 +19,7 @@ import time
 
 from ... import nfs_timeouts
 from ..record import agrees
-from .harness import LEAD_CUT_S, SNIP, Harness
+from .harness import SNIP, Harness
 from .report import not_run, report
 from .runs import Run
 from .sides import Side
@@ -74,9 +74,7 @@ def run(harness: Harness, options: str, drop_s: float) -> None:
 def _inject(harness: Harness, s: Side, n: int, w, drop_s: float) -> Run | None:
     t = harness.t
     before = _soft_timeouts(harness, s)
-    at = time.time() + LEAD_CUT_S
-    r = t.run_snippet(SNIP + "DRL-1-lif-drop.sh", s.b1.name, check=True, needs=harness.setup,
-                      MOUNTPOINT=s.mountpoint, AT=f"{at:.3f}", HEAL_AT=f"{at + drop_s:.3f}")
+    r, at = harness.scheduled(s, "DRL-1-lif-drop.sh", drop_s, MOUNTPOINT=s.mountpoint)
     if n == 0:
         s.rec.show("DRL-7", f"NFS: {s.b1.name} cannot reach its NFS server for {drop_s:g} s",
                    r)
@@ -91,9 +89,7 @@ def _inject(harness: Harness, s: Side, n: int, w, drop_s: float) -> Run | None:
             break
         time.sleep(0.5)
     time.sleep(max(0.0, at + drop_s + 0.5 - time.time()))
-    marks = t.run_snippet(SNIP + "DRL-1-marks.sh", s.b1.name, read_only=True,
-                          check=True).stdout.split()
-    run = Run("DRL-7", s.name, n, float(marks[0]), float(marks[1]))
+    run = Run("DRL-7", s.name, n, *harness.marks(s, "DRL-1-marks.sh"))
     run.extra[STOPPED] = None if stopped is None else round(stopped - run.fault, 1)
     failed = _soft_timeouts(harness, s)
     run.extra[FAILED] = None if failed is None or before is None else failed - before

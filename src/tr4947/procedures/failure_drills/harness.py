@@ -704,6 +704,22 @@ class Harness:
             w.wait(lambda smp: m.whole_again_at(smp, r.fault), self.timeout,
                    f"every ISR of {r.cluster} full again after {what}")
 
+    def scheduled(self, s: Side, snippet: str, seconds: float, **env):
+        """A fault broker 1's host schedules for itself (DRL-1, DRL-4, DRL-7): ``snippet`` is
+        told to begin it LEAD_CUT_S from now (AT) and end it ``seconds`` later (HEAL_AT), so
+        that its answer is home before the fault can cut the session off. Returns the step's
+        result and AT."""
+        at = time.time() + LEAD_CUT_S
+        r = self.t.run_snippet(SNIP + snippet, s.b1.name, check=True, needs=self.setup,
+                               AT=f"{at:.3f}", HEAL_AT=f"{at + seconds:.3f}", **env)
+        return r, at
+
+    def marks(self, s: Side, snippet: str) -> tuple[float, float]:
+        """When a scheduled fault really began and ended, as broker 1's host wrote them."""
+        out = self.t.run_snippet(SNIP + snippet, s.b1.name, read_only=True,
+                                 check=True).stdout.split()
+        return float(out[0]), float(out[1])
+
     def reachable(self, host: str, timeout: float = 180) -> None:
         """Until ``host`` answers over SSH again (after its link came back)."""
         last: list = []
