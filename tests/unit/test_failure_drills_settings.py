@@ -238,7 +238,7 @@ def test_the_soft_mount_drill_checks_its_options_and_outage_before_anything_runs
             ("soft,timeo=50,retrans=1", 15, r"longer than the soft mount's major timeout \(15 s"),
             ("soft", 300, r"major timeout \(360 s"),          # TCP's defaults: 60 + 120 + 180
             ("soft,timeo=fast", 60, "timeo='fast': give a whole number"),
-            (["soft"], 60, "give mount options as text"),
+            (["soft"], 60, "give its mount options as text"),
             ("soft,timeo=50", True, "soft_drop_s: give an outage in seconds")]:
         with pytest.raises(ValueError, match=says):
             _soft(opts, drop)

@@ -97,7 +97,7 @@ class FailureDrills:
         self.calibration = calibration      # (rate_max, rate_min) for calibrate()
         if soft is not None:
             _soft(*soft)
-        self.soft = soft                    # (soft_options, soft_drop_s) for soft_mount()
+        self.soft = soft                    # (mount options, soft_drop_s) for soft_mount()
         self.harness = Harness(run, repeats, rate, lead_s, settle_s, recover_timeout_s,
                                configs, producers)
 
@@ -156,7 +156,8 @@ class FailureDrills:
         if options is None or drop_s is None:
             if self.soft is None:
                 raise ValueError("soft_mount: give options and drop_s, here or as "
-                                 "FailureDrills(..., soft=(soft_options, soft_drop_s))")
+                                 "FailureDrills(..., soft=(options, drop_s)), such as "
+                                 "('soft,timeo=50,retrans=1', 60)")
             options, drop_s = self.soft
         _soft(options, drop_s)
         drl7_soft_mount.run(self.harness, options, float(drop_s))
@@ -221,11 +222,11 @@ def _soft(options, drop_s) -> None:
     """DRL-7's mount options (a soft mount's, with whole-number timeo and retrans) and its
     outage, which must outlast the mount's major timeout."""
     if not isinstance(options, str):
-        raise ValueError(f"soft_options: give mount options as text, such as "
+        raise ValueError(f"DRL-7: give its mount options as text, such as "
                          f"'soft,timeo=50,retrans=1'; got {options!r}")
     to = nfs_timeouts.from_options(options)         # a bad timeo or retrans says so
     if not to.soft:
-        raise ValueError(f"soft_options {options!r}: give a soft mount's options, such as "
+        raise ValueError(f"DRL-7 mount options {options!r}: give a soft mount's options, such as "
                          "'soft,timeo=50,retrans=1' (DRL-1 is the hard mount's drill)")
     if isinstance(drop_s, bool) or not isinstance(drop_s, (int, float)) \
             or drop_s <= to.major_s:
