@@ -204,9 +204,10 @@ class Harness:
         self.calibration = cal
         self.rate = cal.held_rate if cal.held_rate is not None else floor
         cal.table(self.rec, "DRL-0", "The drills' load, calibrated on both clusters at once",
+                  unit="records/s",
                   note=f"{self.producers} verifiable producers per cluster, their rates "
-                       f"together; each step {CALIBRATION_WINDOW_S} s after a "
-                       f"{CALIBRATION_WARMUP_S} s warm-up. Held: at least 95 % of the rate "
+                       f"together; each step {CALIBRATION_WINDOW_S} s after "
+                       f"{CALIBRATION_WARMUP_S} s of warm-up. Held: at least 95 % of the rate "
                        "achieved, with records acknowledged on average at most "
                        f"{CALIBRATION_LATENCY_MS} ms after they were due. The drills run at "
                        "the highest rate held (lab figures: the lab's two clusters share "
@@ -232,7 +233,7 @@ class Harness:
             produced = self._producers_read(out, prefix)
         finally:
             self._clean(out)
-        return _Tried(s.name, started.planned, produced, rate / self.producers, t0, t1)
+        return _Tried(s.name, started.planned, produced, self.each(rate), t0, t1)
 
     def _producers_start(self, s: Side, rate: float, out: str, prefix: str):
         """The load's producers on cluster ``s`` at ``rate`` records/s together (values
@@ -240,7 +241,12 @@ class Harness:
         return self.t.run_snippet(SNIP + "DRL-0-producer-start.sh", self.client, check=True,
                                   timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
                                   VALUE_PREFIX=prefix, OUT=out, PRODUCERS=self.producers,
-                                  RATE=max(1, round(rate / self.producers)))
+                                  RATE=self.each(rate))
+
+    def each(self, rate: float | None = None) -> int:
+        """Records/s one producer is asked for when the load is ``rate`` (default: the
+        drills' rate) together: what it paces itself at, so what its due times count from."""
+        return max(1, round((self.rate if rate is None else rate) / self.producers))
 
     def _producers_stop(self, out: str):
         return self.t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, timeout=300,
@@ -260,7 +266,7 @@ class Harness:
         """Until the producers of ``out`` acknowledge at their pace again (PACE_BAND of the
         rate over the last PACE_WINDOW_S), at most until ``deadline``; the time they were
         (or the deadline's, and the run's rate then shows it)."""
-        lines = int(self.rate / self.producers * (PACE_WINDOW_S + 2)) + 50
+        lines = int(self.each() * (PACE_WINDOW_S + 2)) + 50
         while True:
             got = self.t.run(f"for f in {q(out)}.[0-9]; do tail -n {lines} \"$f\"; done",
                              self.client, read_only=True, timeout=60)
@@ -605,7 +611,7 @@ class Harness:
                  group: m.GroupLog | None = None) -> None:
         lost = set(result.lost)
         # Built once for the load's runs (each can hold hundreds of thousands of records).
-        times = m.LoadTimes.of(produced, group, self.rate / self.producers) \
+        times = m.LoadTimes.of(produced, group, self.each()) \
             if group is not None else None
         for i, r in enumerate(runs):
             r.end = runs[i + 1].fault - self.lead_s if i + 1 < len(runs) else \
@@ -635,7 +641,7 @@ class Harness:
             start = runs[i - 1].end if i else 0
             r.lost = sum(1 for a in produced.acks if start < a.t <= r.end and a.value in lost)
             if group is not None:
-                r.group = m.group_through(produced, group, self.rate / self.producers,
+                r.group = m.group_through(produced, group, self.each(),
                                           r.fault, r.end, times=times)
 
     def _same_as_found(self, s: Side, what: str) -> bool:
