@@ -88,6 +88,20 @@ def test_a_load_record_warns_when_a_run_did_not_hold():
     assert fr.startswith("[WARNING.load-not-held]") and "|1\u202f000 |" in fr
     rec["data"]["runs"][1].update(achieved=960, ratio=0.96, held=True)
     assert "WARNING" not in load.render(rec)
+    assert "|Asked (msg/s) |Achieved (msg/s) |" in load.render(rec)
+
+
+def test_a_load_record_names_the_unit_its_runs_counted_in():
+    """The drills' producers count records, OMB counts messages: the table says which."""
+    from tr4947.results import load
+    rec = {"id": "DRL-1", "kind": "load", "title": "the producers' rate",
+           "data": {"threshold": 0.95, "runs": [
+               {"name": "nfs run 1", "unit": "records/s", "target": 1800, "achieved": 1790,
+                "ratio": 0.99, "held": True}]}}
+    assert "|Asked (records/s) |Achieved (records/s) |" in load.render(rec)
+    assert "msg/s" not in load.render(rec)
+    assert "enregistrements/s" in load.render(rec, Translator("fr"))
+    assert "レコード/秒" in load.render(rec, Translator("ja"))
 
 
 # --- issue 36: evidence, the new words, whole claims, the home page's short ledger ---------------

@@ -57,8 +57,12 @@ def render(rec: dict[str, Any], tr: Translator | None = None, where: str = "") -
                            "verdict is drawn from them.",
                            missed=len(missed), runs=len(runs), threshold=threshold))
                    + "\n")                            # a blank line ends the paragraph
-    header = [tr._("Run"), tr._("Asked (msg/s)"), tr._("Achieved (msg/s)"),
-              tr._("Achieved / asked"), tr._("Held")]
+    # The rates' unit, as the runs recorded it: OMB's messages, or the drills' records.
+    if {r.get("unit") for r in runs} == {"records/s"}:
+        rates = [tr._("Asked (records/s)"), tr._("Achieved (records/s)")]
+    else:
+        rates = [tr._("Asked (msg/s)"), tr._("Achieved (msg/s)")]
+    header = [tr._("Run"), *rates, tr._("Achieved / asked"), tr._("Held")]
     lines = [f".{tr.text(rec['title'], f'{where} title')}",
              '[%header,cols="34,16,16,16,10",role="result-table load-table"]', "|==="]
     lines.append(" ".join(f"|{h}" for h in header))
