@@ -193,6 +193,7 @@ def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
     from each producer's own start."""
     from tr4947.measure.drills import Ack, ProducerLog
     from tr4947.procedures.failure_drills import harness as H
+    from tr4947.procedures.failure_drills import load as L
 
     T0, window = 1_000.0, (1_010.0, 1_030.0)
 
@@ -206,7 +207,7 @@ def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
             for n in range(int(each * 40)):
                 log.acks.append(Ack(start + n / share + 0.02, n % 6, f"91{j}.{n}"))
         log.acks.sort(key=lambda a: a.t)
-        return H._Tried(name, False, log, each, *window)
+        return L.Tried(name, False, log, each, *window)
 
     tables, loads = [], []
     h = H.Harness.__new__(H.Harness)
@@ -215,7 +216,7 @@ def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
                load=lambda *a, **k: loads.append((a, k)), text=None)
     capacity = {"das": 1400, "nfs": 1100}
     h.both = lambda fn: [fn(NS(name=c)) for c in capacity]
-    h._try_rate = lambda s, rate: tried(s.name, rate, capacity[s.name])
+    h.load = NS(try_rate=lambda s, rate: tried(s.name, rate, capacity[s.name]))
     h.calibrate(2000, 300, 0.8)
     asked = [(r[0], r[1], r[4]) for r in h.calibration.rows]
     # 2,000 and 1,600 are past both; 1,280 only past NFS's; 1,024 both hold

@@ -50,6 +50,8 @@ The package, in the chapter's order:
     harness             what every drill shares (DRL-0): the clusters, their configuration,
                         the load around a drill, measuring each fault, waiting for recovery,
                         the lab's state
+    load                the load's verifiable producers: started, stopped, read back, their
+                        pace, a calibration step
     sides, runs         a cluster as the drills use it; a fault and a drill's outcome
     drl1_lif_unreachable .. drl7_soft_mount
                         one module per drill, each a ``run(harness, ...)``

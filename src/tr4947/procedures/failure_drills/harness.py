@@ -1,9 +1,9 @@
 """What every drill shares (DRL-0): the Harness holds the run, the target and both clusters;
-it prepares the load (the drills topic, the producer's settings, on the lab the NFS mounts
-without passthrough, so that the lab's NFS layer sees every write) and restores it, runs a drill on both clusters at once, runs one drill on
-one cluster under the verifiable producer and checks what came back, measures each fault,
-waits for recovery, and reads what the lab looks like (state) to tell whether a drill left
-it as it found it."""
+it prepares the drills (the topic, the producer's settings, on the lab the NFS mounts without
+passthrough, so that the lab's NFS layer sees every write) and restores them, runs a drill on
+both clusters at once, runs one drill on one cluster under the load (its producers: load.py)
+and checks what came back, measures each fault, waits for recovery, and reads what the lab
+looks like (state) to tell whether a drill left it as it found it."""
 from __future__ import annotations
 
 import json
@@ -20,10 +20,11 @@ from .. import space_check as sc
 from ..nfs_audit import default_svm
 from . import configs as cf
 from .configs import started_with
+from .load import (CALIBRATION_LATENCY_MS, CALIBRATION_WARMUP_S, CALIBRATION_WINDOW_S,
+                   PACE_WAIT_S, SNIP, Producers)
 from .runs import Outcome, Run
 from .sides import CLUSTERS, Side, SideRecords, sides
 
-SNIP = "failure-drills/"
 TOPIC = "drills"
 PRODUCER_CONFIG = "failure-drills/DRL-0-producer.properties"
 NO_PASSTHROUGH = "x-lab-nopassthrough"
@@ -34,18 +35,6 @@ WAITING = "partitions still waiting when the fault ended"
 #: consumers), and how long its stop waits for it to read what was acknowledged.
 GROUP_MEMBERS = 2
 GROUP_WAIT_S = 120
-#: Before the next fault of a drill, the producers are back at their pace when their
-#: acknowledgements over the last PACE_WINDOW_S come within PACE_BAND of the rate (a catch-up
-#: burst after a long fault runs above it); the wait for it gives up after PACE_WAIT_S.
-PACE_WINDOW_S = 3.0
-PACE_BAND = (0.8, 1.25)
-PACE_WAIT_S = 180
-#: A calibration step: the producers' warm-up, then the window their rate is measured over.
-CALIBRATION_WARMUP_S = 8
-CALIBRATION_WINDOW_S = 20
-#: A calibration step holds when every cluster's producers achieve this share of the rate
-#: with their records acknowledged this soon after they were due, on average.
-CALIBRATION_LATENCY_MS = 500
 #: How far ahead a cut is scheduled on the host it cuts off (its SSH answer must be home first:
 #: under the drills' load an answer took longer than 3 s, and a cut that comes first leaves the
 #: step without its exit code). The fault's time is the scheduled one, so this costs only time.
@@ -72,6 +61,7 @@ class Harness:
         self.repeats, self.rate = int(repeats), float(rate)
         #: verifiable producers per load; ``rate`` is theirs together, shared equally
         self.producers = int(producers)
+        self.load = Producers(self)         # their start, stop, read-back, pace (load.py)
         self.calibration = None             # what calibrate() tried and found
         self.lead_s, self.settle_s, self.timeout = lead_s, settle_s, recover_timeout_s
         self.client = self.t.hosts("clients")[0].name
@@ -199,7 +189,7 @@ class Harness:
 
         def run_at(rate: float) -> list:
             self.rate = rate
-            return self.both(lambda s: self._try_rate(s, rate))
+            return self.both(lambda s: self.load.try_rate(s, rate))
         cal = calibrate(run_at, start, floor, step, CALIBRATION_LATENCY_MS)
         self.calibration = cal
         self.rate = cal.held_rate if cal.held_rate is not None else floor
@@ -215,70 +205,6 @@ class Harness:
         print(f"DRL-0: the drills run at {self.rate:,.0f} records/s "
               f"({self.producers} producers per cluster)"
               + ("" if cal.held_rate is not None else ": no rate tried held, the floor"))
-
-    def _try_rate(self, s: Side, rate: float) -> "_Tried":
-        """One calibration step on cluster ``s``: the load at ``rate`` for the warm-up and
-        the window, stopped, and what it achieved."""
-        out = f"/tmp/drill-calibration-{s.name}.jsonl"
-        prefix = f"9{CLUSTERS.index(s.name) + 1}0"
-        try:
-            try:
-                started = self._producers_start(s, rate, out, prefix)
-                time.sleep(CALIBRATION_WARMUP_S)
-                t0 = time.time()
-                time.sleep(CALIBRATION_WINDOW_S)
-                t1 = time.time()
-            finally:
-                self._producers_stop(out)       # also those a failed start left running
-            produced = self._producers_read(out, prefix)
-        finally:
-            self._clean(out)
-        return _Tried(s.name, started.planned, produced, self.each(rate), t0, t1)
-
-    def _producers_start(self, s: Side, rate: float, out: str, prefix: str):
-        """The load's producers on cluster ``s`` at ``rate`` records/s together (values
-        ``<prefix><j>.<n>``, output ``<out>.<j>``)."""
-        return self.t.run_snippet(SNIP + "DRL-0-producer-start.sh", self.client, check=True,
-                                  timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
-                                  VALUE_PREFIX=prefix, OUT=out, PRODUCERS=self.producers,
-                                  RATE=self.each(rate))
-
-    def each(self, rate: float | None = None) -> int:
-        """Records/s one producer is asked for when the load is ``rate`` (default: the
-        drills' rate) together: what it paces itself at, so what its due times count from."""
-        return max(1, round((self.rate if rate is None else rate) / self.producers))
-
-    def _producers_stop(self, out: str):
-        return self.t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, timeout=300,
-                                  OUT=out, PRODUCERS=self.producers)
-
-    def _producers_read(self, out: str, prefix: str) -> m.ProducerLog:
-        return m.parse_producers({f"{prefix}{j}": self.t.read_file(self.client,
-                                                                   f"{out}.{j}").stdout
-                                  for j in range(1, self.producers + 1)})
-
-    def _clean(self, out: str) -> None:
-        """The load's files on the client (producers', group's, the check's) removed."""
-        if not self.dry:
-            self.t.run(f"rm -f {q(out)} {q(out)}.*", self.client, timeout=60)
-
-    def _at_pace(self, out: str, deadline: float) -> float:
-        """Until the producers of ``out`` acknowledge at their pace again (PACE_BAND of the
-        rate over the last PACE_WINDOW_S), at most until ``deadline``; the time they were
-        (or the deadline's, and the run's rate then shows it)."""
-        lines = int(self.each() * (PACE_WINDOW_S + 2)) + 50
-        while True:
-            got = self.t.run(f"for f in {q(out)}.[0-9]; do tail -n {lines} \"$f\"; done",
-                             self.client, read_only=True, timeout=60)
-            now = time.time()
-            acks = sorted(m.parse_producer(got.stdout).acks, key=lambda a: a.t)
-            held = m.rate(acks, now - PACE_WINDOW_S - 0.5, now - 0.5)
-            if PACE_BAND[0] * self.rate <= held <= PACE_BAND[1] * self.rate or now >= deadline:
-                if now >= deadline:
-                    print(f"  the producers were not back at their pace after "
-                          f"{PACE_WAIT_S} s ({held:,.0f} records/s)")
-                return now
-            time.sleep(1)
 
     # --- the configuration the drills run on (configs.py) -----------------------------------
     def configure(self, name: str | None, only: str | None = None,
@@ -501,12 +427,12 @@ class Harness:
                                 timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
                                 GROUP=f"drill-live-{prefix}-{int(time.time())}", **group)
         try:
-            started = self._producers_start(s, self.rate, out, prefix)
+            started = self.load.start(s, self.rate, out, prefix)
         except Exception:
-            self._producers_stop(out)           # those that did start
+            self.load.stop(out)           # those that did start
             t.run_snippet(SNIP + "DRL-0-group-stop.sh", self.client, timeout=120, ACKED=0,
                           WAIT=0, **group)
-            self._clean(out)
+            self.load.clean(out)
             raise
         if started.planned:
             s.rec.show(proc, f"{s.name.upper()}: load on", started, show=False)
@@ -523,7 +449,7 @@ class Harness:
             return self._load(proc, s, inject, after, length, prefix, out, group, started,
                               readers, restore)
         finally:
-            self._clean(out)
+            self.load.clean(out)
 
     def _load(self, proc: str, s: Side, inject, after, length: float | None, prefix: str,
               out: str, group: dict, started, readers, restore=None) -> Outcome:
@@ -549,7 +475,7 @@ class Harness:
                         time.sleep(self.settle_s)
                         # Not before the producers are back at their pace (a long fault
                         # leaves a backlog that they send in a burst).
-                        steady.append(self._at_pace(out, time.time() + PACE_WAIT_S))
+                        steady.append(self.load.at_pace(out, time.time() + PACE_WAIT_S))
                         time.sleep(self.lead_s)
                     if self._barrier is not None:
                         # Both clusters' faults at the same moment: neither measures its rate
@@ -569,8 +495,8 @@ class Harness:
             finally:
                 produced = None
                 try:
-                    stopped = self._producers_stop(out)
-                    produced = self._producers_read(out, prefix)
+                    stopped = self.load.stop(out)
+                    produced = self.load.read(out, prefix)
                 finally:
                     # Until the group has read everything acknowledged (or GROUP_WAIT_S); at
                     # once when the load failed.
@@ -611,7 +537,7 @@ class Harness:
                  group: m.GroupLog | None = None) -> None:
         lost = set(result.lost)
         # Built once for the load's runs (each can hold hundreds of thousands of records).
-        times = m.LoadTimes.of(produced, group, self.each()) \
+        times = m.LoadTimes.of(produced, group, self.load.each()) \
             if group is not None else None
         for i, r in enumerate(runs):
             r.end = runs[i + 1].fault - self.lead_s if i + 1 < len(runs) else \
@@ -641,7 +567,7 @@ class Harness:
             start = runs[i - 1].end if i else 0
             r.lost = sum(1 for a in produced.acks if start < a.t <= r.end and a.value in lost)
             if group is not None:
-                r.group = m.group_through(produced, group, self.each(),
+                r.group = m.group_through(produced, group, self.load.each(),
                                           r.fault, r.end, times=times)
 
     def _same_as_found(self, s: Side, what: str) -> bool:
@@ -752,27 +678,6 @@ class Harness:
     def load_label(self, s: Side, length: float) -> str:
         """How a drill at several lengths and configurations names one of its loads."""
         return f", {length:g} s, {cf.LABELS[self.current[s.name]]}"
-
-
-class _Tried:
-    """One calibration step on one cluster, as omb.calibrate reads it (name, planned, load)."""
-
-    def __init__(self, name: str, planned: bool, produced: m.ProducerLog, each: float,
-                 t0: float, t1: float):
-        self.name, self.planned = name, planned
-        self.produced, self.each, self.t0, self.t1 = produced, each, t0, t1
-
-    def load(self, rate: float) -> dict:
-        """The step as a load record's run: asked and achieved records/s, and how long
-        after their due time the window's records were acknowledged, on average."""
-        acks = m.in_window(self.produced.acks, self.t0, self.t1)
-        late = [a.t - d for a in acks
-                if (d := self.produced.due(a.value, self.each)) is not None]
-        return {"name": self.name, "unit": "records/s", "target": round(rate, 1),
-                "achieved": round(m.rate(self.produced.acks, self.t0, self.t1), 1),
-                "window_s": round(self.t1 - self.t0, 1),
-                "publish_latency_avg_ms": round(1000 * sum(late) / len(late), 1)
-                if late else float("inf")}
 
 
 def _extra(options: str) -> str:
