@@ -21,8 +21,13 @@ def major_timeout_s(timeo: int = DEFAULT_TIMEO, retrans: int = DEFAULT_RETRANS) 
     """Seconds from a request's first send to its major timeout: the first send waits
     ``timeo`` tenths of a second, each of the ``retrans`` retransmissions ``timeo`` longer
     than the one before, each at most 600 s. The defaults give 60 + 120 + 180 = 360 s."""
-    step = max(int(timeo), 1) / 10
+    step = _seconds(timeo)
     return sum(min(k * step, MAX_RPC_WAIT_S) for k in range(1, int(retrans) + 2))
+
+
+def _seconds(timeo: int) -> float:
+    """timeo (tenths of a second) in seconds; 0 counts as the least the client waits, 0.1 s."""
+    return max(int(timeo), 1) / 10
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,10 @@ class Timeouts:
     soft: bool = False
     timeo: int = DEFAULT_TIMEO
     retrans: int = DEFAULT_RETRANS
+
+    @property
+    def timeo_s(self) -> float:
+        return _seconds(self.timeo)
 
     @property
     def major_s(self) -> float:

@@ -311,8 +311,8 @@ class ClientMount:
     control: str = ""            # its control socket
     layer: str = ""              # "tr4947-nfs 0.1.0 (FUSE passthrough)" or why not
     soft: bool = False           # as asked (hard unless soft/softerr)
-    timeo: int = 600
-    retrans: int = 2
+    timeo: int = nfs_timeouts.DEFAULT_TIMEO
+    retrans: int = nfs_timeouts.DEFAULT_RETRANS
 
     @property
     def address(self) -> str:
@@ -480,7 +480,7 @@ def _start_layer(granted: dict, mp: str, opts: NfsOptions, subtype: str) -> dict
     if opts.read_only:
         argv.append("--ro")
     to = opts.timeouts
-    argv += ["--timeo", f"{max(to.timeo, 1) / 10:g}"]
+    argv += ["--timeo", f"{to.timeo_s:g}"]
     if to.soft:
         argv += ["--soft", f"{to.major_s:g}"]
     log = open(d / f"{granted['id']}.log", "ab")

@@ -234,7 +234,7 @@ def _soft(options, drop_s) -> None:
             or drop_s <= to.major_s:
         raise ValueError(f"soft_drop_s: give an outage in seconds longer than the soft "
                          f"mount's major timeout ({to.major_s:g} s for {options!r}: timeo "
-                         f"{to.timeo / 10:g} s, {to.retrans} retransmissions, each wait "
+                         f"{to.timeo_s:g} s, {to.retrans} retransmissions, each wait "
                          f"timeo longer), or the mount never gives up; got {drop_s!r}")
 
 

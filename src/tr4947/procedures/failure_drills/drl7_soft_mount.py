@@ -14,7 +14,6 @@ a request that waited the major timeout with EIO, as the kernel does); Kafka's r
 the error is Kafka's own."""
 from __future__ import annotations
 
-import json
 import time
 
 from ... import nfs_timeouts
@@ -106,11 +105,9 @@ def _inject(harness: Harness, s: Side, n: int, w, drop_s: float) -> Run | None:
 
 def _soft_timeouts(harness: Harness, s: Side) -> int | None:
     """The requests broker 1's mount has failed with EIO so far (the lab's NFS layer)."""
-    r = harness.t.run_snippet(SNIP + "DRL-0-client-outages.sh", s.b1.name, read_only=True,
-                              check=True, MOUNTPOINT=s.mountpoint)
     try:
-        return int(json.loads(r.stdout.strip().splitlines()[-1])["soft_timeouts"])
-    except (ValueError, KeyError, IndexError, TypeError):
+        return int((harness.client_status(s) or {})["soft_timeouts"])
+    except (ValueError, KeyError, TypeError):
         return None
 
 

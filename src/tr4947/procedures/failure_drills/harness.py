@@ -583,18 +583,26 @@ class Harness:
         return now == before
 
     # --- the lab's NFS client layer's own account of its outages ----------------------------------
-    def client_outages(self, s: Side) -> dict | None:
-        """What the lab's NFS layer on broker 1's mount says of its outages (reconnections,
-        the last few outages in ms), or None where there is no such layer (a real client)."""
+    def client_status(self, s: Side) -> dict | None:
+        """The lab's NFS layer's status of broker 1's mount (one JSON object: its outages, a
+        soft mount's EIOs), or None where there is no such layer (a real client)."""
         if not self.lab_layer:
             return None
         r = self.t.run_snippet(SNIP + "DRL-0-client-outages.sh", s.b1.name, read_only=True,
                                check=True, MOUNTPOINT=s.mountpoint)
         try:
-            server = json.loads(r.stdout.strip().splitlines()[-1])["server"]
+            return json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return None
+
+    def client_outages(self, s: Side) -> dict | None:
+        """What the lab's NFS layer on broker 1's mount says of its outages (how many, the
+        last few in ms), or None where there is no such layer (a real client)."""
+        try:
+            server = (self.client_status(s) or {})["server"]
             return {"outages": int(server["outages"]),
                     "outages_ms": [int(x) for x in server.get("outages_ms", [])]}
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, TypeError):
             return None
 
     def outages_since(self, s: Side, before: dict | None) -> list[float]:
