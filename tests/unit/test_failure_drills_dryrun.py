@@ -51,12 +51,13 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
     dry.prepare()
     assert dry.dry and dry.found is None
     dry.calibrate(1800, 300)
-    dry.pause(10)
+    dry.lif_unreachable(10)
     dry.lif_migration(5)
     dry.volume_full(2000, 90)
     dry.partition(15)
     dry.host_loss(10)
     dry.storage_failover(15)
+    dry.soft_mount("soft,timeo=50,retrans=1", 60)
     dry.restore()
     dry.summary()
     planned = plans(dry)
@@ -65,6 +66,10 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
             ("DRL-0", "kafka-topics.sh --bootstrap-server \"$BOOTSTRAP\" --create"),
             # each load: what earlier loads left is deleted, then several producers start
             ("DRL-0", "kafka-delete-records.sh --bootstrap-server"),
+            ("DRL-1", "for j in $(seq 1 \"$PRODUCERS\")"),
+            # DRL-1's fault is an operator's: nftables drops the host's traffic to its LIF
+            ("DRL-1", "nft -c -f /run/drill-lif-drop.nft"),
+            ("DRL-1", "nft delete table inet tr4947_drill"),
             ("DRL-2", "for j in $(seq 1 \"$PRODUCERS\")"),
             ("DRL-2", "network interface migrate -vserver svm_kafka -lif lif_kafka_1"),
             ("DRL-2", "network interface revert -vserver svm_kafka -lif lif_kafka_1"),
@@ -79,13 +84,15 @@ def test_every_drill_plans_its_faults_and_repairs_and_reaches_nothing(dry):
             ("DRL-6", "storage failover giveback -ofnode"),
             ("DRL-6", "network interface revert -vserver svm_kafka -lif lif_kafka_1")]:
         assert any(p == proc and what in c for p, c in planned), f"{proc} did not plan {what}:\n{text}"
-    # No lab-only step in a real target's plan: no lab mount option, no lab hook; DRL-1,
-    # whose fault has no real counterpart, is refused with its reason before it runs.
-    for lab_only in ("x-lab-nopassthrough", "tr4947-nfsctl", "Lab:"):
+    # No lab-only step in a real target's plan: no lab mount option, no lab layer, no soft
+    # remount; DRL-7, which would put a production volume on a soft mount, is refused with
+    # its reason before it runs.
+    for lab_only in ("x-lab-nopassthrough", "tr4947-nfsctl", "Lab:", "soft,timeo"):
         assert lab_only not in text and not any(lab_only in r.title for r in dry.rec.records
                                                 if r.kind == "console"), lab_only
-    refused = [r.data["body"] for r in dry.rec.records if r.kind == "text" and r.id == "DRL-1"]
-    assert refused and "no counterpart" in refused[0] and "DRL-4" in refused[0], refused
+    assert not any(p == "DRL-7" for p, _ in planned)
+    refused = [r.data["body"] for r in dry.rec.records if r.kind == "text" and r.id == "DRL-7"]
+    assert refused and "lab only" in refused[0] and "checklist rules out" in refused[0], refused
     # both clusters: the partition and the host loss are planned on each broker 1
     for host in ("das-broker-1", "nfs-broker-1"):
         assert any(p == "DRL-4" and f"on {host} " in c for p, c in planned), host
@@ -103,7 +110,7 @@ def test_the_chapters_steps_all_plan_on_a_real_target(dry):
     """No step of the chapter is declared read-only that changes something: a dry run plans
     at least one step per drill, and the only records are plans and texts."""
     dry.prepare()
-    for step in (lambda: dry.lif_migration(1),
+    for step in (lambda: dry.lif_unreachable(1), lambda: dry.lif_migration(1),
                  lambda: dry.volume_full(100, 90), lambda: dry.partition(1),
                  lambda: dry.host_loss(1)):
         before = len(plans(dry))

@@ -135,11 +135,11 @@ def test_the_note_on_the_tr_value_comes_from_the_runs():
 
 
 def test_fault_lengths_are_checked_and_named():
-    assert _lengths("pause_s", [10, 60]) == [10.0, 60.0]
-    assert _lengths("pause_s", 15) == [15.0]
+    assert _lengths("unreachable_s", [10, 60]) == [10.0, 60.0]
+    assert _lengths("unreachable_s", 15) == [15.0]
     for bad in ([], [0], [10, -1], ["10"], [True]):
-        with pytest.raises(ValueError, match=r"pause_s: give fault lengths in seconds"):
-            _lengths("pause_s", bad)
+        with pytest.raises(ValueError, match=r"unreachable_s: give fault lengths in seconds"):
+            _lengths("unreachable_s", bad)
     assert lengths_text([10, 60, 180]) == "10, 60 and 180 s"
     assert lengths_text([15]) == "15 s"
 
@@ -193,6 +193,7 @@ def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
     from each producer's own start."""
     from tr4947.measure.drills import Ack, ProducerLog
     from tr4947.procedures.failure_drills import harness as H
+    from tr4947.procedures.failure_drills import load as L
 
     T0, window = 1_000.0, (1_010.0, 1_030.0)
 
@@ -206,7 +207,7 @@ def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
             for n in range(int(each * 40)):
                 log.acks.append(Ack(start + n / share + 0.02, n % 6, f"91{j}.{n}"))
         log.acks.sort(key=lambda a: a.t)
-        return H._Tried(name, False, log, each, *window)
+        return L.Tried(name, False, log, each, *window)
 
     tables, loads = [], []
     h = H.Harness.__new__(H.Harness)
@@ -215,7 +216,7 @@ def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
                load=lambda *a, **k: loads.append((a, k)), text=None)
     capacity = {"das": 1400, "nfs": 1100}
     h.both = lambda fn: [fn(NS(name=c)) for c in capacity]
-    h._try_rate = lambda s, rate: tried(s.name, rate, capacity[s.name])
+    h.load = NS(try_rate=lambda s, rate: tried(s.name, rate, capacity[s.name]))
     h.calibrate(2000, 300, 0.8)
     asked = [(r[0], r[1], r[4]) for r in h.calibration.rows]
     # 2,000 and 1,600 are past both; 1,280 only past NFS's; 1,024 both hold
@@ -227,3 +228,18 @@ def test_the_calibration_steps_down_to_the_first_rate_both_clusters_hold():
     held = [ld for ld in h.calibration.loads if ld["target"] == 1024]
     assert all(ld["publish_latency_avg_ms"] == pytest.approx(20, abs=1) for ld in held), held
     assert loads and loads[0][1] == {"calibration": True}
+
+
+def test_the_soft_mount_drill_checks_its_options_and_outage_before_anything_runs():
+    from tr4947.procedures.failure_drills import _soft
+    _soft("soft,timeo=50,retrans=1", 60)                 # major timeout 15 s: fine
+    for opts, drop, says in [
+            ("hard,timeo=50", 60, "give a soft mount's options"),
+            ("timeo=50", 60, "give a soft mount's options"),  # hard by default
+            ("soft,timeo=50,retrans=1", 15, r"longer than the soft mount's major timeout \(15 s"),
+            ("soft", 300, r"major timeout \(360 s"),          # TCP's defaults: 60 + 120 + 180
+            ("soft,timeo=fast", 60, "timeo='fast': give a whole number"),
+            (["soft"], 60, "give its mount options as text"),
+            ("soft,timeo=50", True, "soft_drop_s: give an outage in seconds")]:
+        with pytest.raises(ValueError, match=says):
+            _soft(opts, drop)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tr4947.lab import storage
+from tr4947.lab import nfsclient, storage
 from tr4947.lab.nfsclient import MountError, parse_mount_argv, parse_nfs_options
 from tr4947.lab.ontap import bootstrap, session, state
 
@@ -196,3 +196,45 @@ def test_statfs_reports_size_less_snapshot_reserve_and_bytes_used(ontap):
     assert s["avail"] == s["size"] - s["used"]
     with pytest.raises(storage.MountError, match="Stale file handle"):
         storage.statfs(ontap, "no-such-id")
+
+
+# --- how long a mount waits for a silent server (nfs(5), tr4947.nfs_timeouts) --------------
+def test_the_major_timeout_grows_by_timeo_after_each_retransmission():
+    from tr4947.nfs_timeouts import major_timeout_s
+    assert major_timeout_s() == 60 + 120 + 180           # timeo=600,retrans=2: TCP's defaults
+    assert major_timeout_s(50, 1) == 5 + 10
+    assert major_timeout_s(50, 0) == 5
+    assert major_timeout_s(3000, 2) == 300 + 600 + 600   # no single wait is over 600 s
+
+
+@pytest.mark.parametrize("opts, soft, timeo, retrans", [
+    ("vers=4.1", False, 600, 2),
+    ("soft,timeo=50,retrans=1", True, 50, 1),
+    ("soft,hard", False, 600, 2),                        # the last of them wins
+    ("hard,softerr,timeo=150", True, 150, 2),
+])
+def test_the_mount_shim_reads_hard_soft_timeo_and_retrans(opts, soft, timeo, retrans):
+    o = parse_nfs_options(opts)
+    assert (o.timeouts.soft, o.timeouts.timeo, o.timeouts.retrans) == (soft, timeo, retrans)
+
+
+def test_the_mount_table_shows_the_mounts_own_timeouts():
+    m = nfsclient.ClientMount(source="198.18.10.11:/v", mountpoint="/m", options="soft",
+                              fstype="nfs", vers="4.1", nconnect=1, semantics="posix-unlink",
+                              server_id="1", client="198.18.4.1", soft=True, timeo=50,
+                              retrans=1)
+    shown = m.proc_options().split(",")
+    assert "soft" in shown and "hard" not in shown
+    assert "timeo=50" in shown and "retrans=1" in shown
+    hard = nfsclient.ClientMount(source="198.18.10.11:/v", mountpoint="/m", options="",
+                                 fstype="nfs", vers="4.1", nconnect=1, semantics="posix-unlink",
+                                 server_id="1", client="198.18.4.1")
+    assert {"hard", "timeo=600", "retrans=2"} <= set(hard.proc_options().split(","))
+
+
+def test_a_timeout_that_is_not_a_whole_number_is_refused_with_what_to_give():
+    from tr4947.nfs_timeouts import from_options
+    with pytest.raises(ValueError, match=r"timeo='5s': give a whole number \(tenths"):
+        from_options("soft,timeo=5s")
+    with pytest.raises(MountError):
+        parse_nfs_options("soft,retrans=two")            # mount.nfs refuses it too

@@ -76,6 +76,15 @@ def test_bye_releases_at_once_and_a_silent_client_only_when_its_lease_ends(nfs):
     assert "a" not in nfs.clients
 
 
+def test_null_is_answered_and_renews_no_lease(nfs):
+    nfs.clients["a"] = nfs4state.Client("a", "x", 0.3, time.monotonic())
+    assert lock(nfs, "a")["ok"]
+    for _ in range(4):                                    # the keepalive, through 0.4 s
+        assert req(nfs, "a", op="null") == {"ok": True}
+        time.sleep(0.1)
+    assert lock(nfs, "b")["ok"], "NULL kept a's lease alive"
+
+
 def test_space_is_the_size_less_the_snapshot_reserve_and_autosize_grows_it(nfs):
     (nfs.backing / "seg").write_bytes(b"x" * 4 * 1024 * 1024)
     s = req(nfs, "a", op="space")

@@ -412,6 +412,44 @@ def test_a_takeover_and_giveback_cut_the_client_off_for_their_modelled_windows(s
     assert sorted(os.listdir(mp)) == ["before", "during"]
 
 
+def test_a_soft_mount_fails_a_request_with_eio_at_its_major_timeout_a_hard_one_waits(stand_in):
+    """soft,timeo=10,retrans=1: the request waits 1 s, then 2 s more (nfs(5)'s linear
+    backoff), then fails with EIO; the mount table says soft with its timeo and retrans. The
+    hard mount beside it waits through the same stall and goes on."""
+    stand_in.run("volume create -vserver svm_kafka -volume sm -aggregate aggr1 -size 1GB "
+                 "-junction-path /sm")
+    soft = stand_in.mount("sm", "vers=4.1,soft,timeo=10,retrans=1,x-lab-nopassthrough",
+                          name="soft")
+    hard = stand_in.mount("sm", "vers=4.1,x-lab-nopassthrough", name="hard")
+    shown = {m.mountpoint: m.proc_options() for m in nfsclient.list_mounts()}
+    assert {"soft", "timeo=10", "retrans=1"} <= set(shown[str(soft)].split(","))
+    assert {"hard", "timeo=600", "retrans=2"} <= set(shown[str(hard)].split(","))
+    assert nfsclient.status(soft)["soft"] == 3.0 and nfsclient.status(hard)["soft"] is None
+    f = open(soft / "f", "wb", buffering=0)
+    g = open(hard / "g", "wb", buffering=0)
+    try:
+        nfsclient.pause(soft)
+        nfsclient.pause(hard)
+        t0 = time.monotonic()
+        with pytest.raises(OSError) as e:
+            f.write(b"x")
+        waited = time.monotonic() - t0
+        assert e.value.errno == errno.EIO and 2.9 <= waited <= 6, (e.value, waited)
+        assert nfsclient.status(soft)["soft_timeouts"] >= 1
+        done = threading.Event()
+        writer = threading.Thread(target=lambda: (g.write(b"y"), done.set()), daemon=True)
+        writer.start()
+        assert not done.wait(4), "a hard mount's write waits as long as the stall"
+        nfsclient.resume(hard)
+        assert done.wait(5)
+        assert nfsclient.status(hard)["soft_timeouts"] == 0
+    finally:
+        nfsclient.resume(soft)
+        nfsclient.resume(hard)
+        f.close()
+        g.close()
+
+
 def _try_lock(path: Path) -> bool:
     fd = os.open(path, os.O_RDWR)
     try:

@@ -73,7 +73,7 @@ pub(crate) fn answer(req: &Value, sh: &Shared, info: &Info) -> Value {
 }
 
 fn status(sh: &Shared, info: &Info) -> Value {
-    let (paused, left, connected) = sh.gate.status();
+    let (paused, left, connected, answering) = sh.gate.status();
     let s = &sh.stats;
     let passthrough = sh.mode.lock().unwrap().passthrough;
     let reason = sh.mode.lock().unwrap().reason.clone();
@@ -91,6 +91,10 @@ fn status(sh: &Shared, info: &Info) -> Value {
         "paused": paused,
         "pause_left": left,
         "connected": connected,
+        "answering": answering,
+        // A soft mount's major timeout (s); none on a hard mount.
+        "soft": sh.soft.map(|d| d.as_secs_f64()),
+        "soft_timeouts": s.soft_timeouts.load(Relaxed),
         "ops": s.ops_json(),
         // Bytes this process moved; passthrough I/O never reaches it.
         "bytes_read": s.bytes_read.load(Relaxed),
@@ -115,8 +119,11 @@ fn status(sh: &Shared, info: &Info) -> Value {
             // measured outages (ms): the last, the total, the last few
             "last_outage_ms": out.last_ms(),
             "outage_ms_total": out.total_ms,
+            "outages": out.count,
             "outages_ms": out.recent_ms(),
             "retrans": srv.retrans.load(Relaxed),
+            "silences": srv.silences.load(Relaxed),
+            "timeo_s": srv.timeouts.timeo.as_secs_f64(),
             "lease_seconds": srv.lease_seconds.load(Relaxed),
             "grace_seconds": srv.grace_seconds.load(Relaxed),
         });

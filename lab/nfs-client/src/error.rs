@@ -38,9 +38,13 @@ pub enum Error {
     /// The server refused a lock, with the errno it gave (EIO if none).
     #[error("the server refused the lock (errno {0})")]
     LockRefused(i32),
-    /// A call to the server that did not succeed (refused, or the mount is stopping).
+    /// A call to the server that did not succeed (refused, timed out, or the mount is
+    /// stopping).
     #[error("storage server: {0}")]
     Server(#[from] CallError),
+    /// A soft mount gave up: the server did not answer within the major timeout.
+    #[error("the server did not answer within the soft mount's major timeout")]
+    SoftTimeout,
 }
 
 impl Error {
@@ -58,6 +62,7 @@ impl Error {
             Error::LockWaiterGone => Errno::EINTR,
             Error::LockRefused(n) => Errno::from_i32(*n),
             Error::Server(_) => Errno::EIO,
+            Error::SoftTimeout => Errno::EIO,
         }
     }
 
@@ -134,6 +139,8 @@ mod tests {
         assert_eq!(Error::BadHandle(7).errno().code(), libc::EBADF);
         assert_eq!(Error::LockRefused(libc::EDEADLK).errno().code(), libc::EDEADLK);
         assert_eq!(Error::Server(CallError::Stopping).errno().code(), libc::EIO);
+        assert_eq!(Error::Server(CallError::TimedOut).errno().code(), libc::EIO);
+        assert_eq!(Error::SoftTimeout.errno().code(), libc::EIO); // as a soft NFS mount's
     }
 
     #[test]

@@ -33,7 +33,7 @@ use fuser::{
 use serde_json::json;
 
 use crate::error::Error;
-use crate::gate::Gate;
+use crate::gate::{Gate, TimedOut};
 use crate::names::{self, Counter};
 use crate::server::{CallError, Server};
 use crate::stats::{Op, Stats};
@@ -75,14 +75,23 @@ pub struct Shared {
     pub server: Option<Arc<Server>>,
     pub semantics: Semantics,
     pub mode: Mutex<Mode>,
+    /// A soft mount's major timeout: how long a request waits at a shut gate before EIO.
+    pub soft: Option<Duration>,
     passthrough: AtomicBool,
     space: Mutex<Space>,
     pub locks_held: Mutex<HashSet<(u64, u64)>>, // (file id, lock owner) with a lock on the server
 }
 
 impl Shared {
-    pub fn new(semantics: Semantics, gate: Arc<Gate>, server: Option<Arc<Server>>, mode: Mode) -> Shared {
+    pub fn new(
+        semantics: Semantics,
+        gate: Arc<Gate>,
+        server: Option<Arc<Server>>,
+        mode: Mode,
+        soft: Option<Duration>,
+    ) -> Shared {
         Shared {
+            soft,
             stats: Stats::default(),
             gate,
             server,
@@ -375,12 +384,24 @@ impl Fs {
         Ok(self.attr(&st))
     }
 
-    /// Entry points pass the gate (pause, disconnection) and are counted.
-    fn enter(&self, op: Op) {
-        if self.sh.gate.pass() {
-            self.sh.stats.waited.fetch_add(1, Relaxed);
-        }
+    /// Entry points are counted and pass the gate (pause, disconnection, silent server): a
+    /// hard mount waits as long as it takes, a soft one fails the request with EIO once its
+    /// major timeout has passed.
+    fn enter(&self, op: Op) -> Result<(), Error> {
         self.sh.stats.count(op);
+        match self.sh.gate.pass_within(self.sh.soft) {
+            Ok(waited) => {
+                if waited {
+                    self.sh.stats.waited.fetch_add(1, Relaxed);
+                }
+                Ok(())
+            }
+            Err(TimedOut) => {
+                self.sh.stats.waited.fetch_add(1, Relaxed);
+                self.sh.stats.soft_timeouts.fetch_add(1, Relaxed);
+                Err(Error::SoftTimeout)
+            }
+        }
     }
 
     fn writable(&self) -> Result<(), Error> {
@@ -600,6 +621,15 @@ fail!(
 );
 
 /// Answer a request with its outcome: the value through `ok`, an error as its errno.
+/// Pass the gate, or answer the request with the gate's error (a soft mount's EIO).
+macro_rules! enter {
+    ($fs:ident, $op:expr, $reply:ident) => {
+        if let Err(e) = $fs.enter($op) {
+            return $reply.fail(e);
+        }
+    };
+}
+
 fn answer<R: Fail, T>(reply: R, r: Result<T, Error>, ok: impl FnOnce(R, T)) {
     match r {
         Ok(v) => ok(reply, v),
@@ -636,7 +666,7 @@ impl Filesystem for Fs {
     }
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        self.enter(Op::lookup);
+        enter!(self, Op::lookup, reply);
         let r = (|| {
             let dir = self.ifd(parent)?;
             self.lookup_entry(dir.as_raw_fd(), &cstr(name)?)
@@ -662,7 +692,7 @@ impl Filesystem for Fs {
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
-        self.enter(Op::getattr);
+        enter!(self, Op::getattr, reply);
         let r = (|| {
             if let Some(h) = fh.and_then(|fh| self.handle(fh).ok()) {
                 return fstat(h.file.as_raw_fd());
@@ -690,7 +720,7 @@ impl Filesystem for Fs {
         _flags: Option<fuser::BsdFileFlags>,
         reply: ReplyAttr,
     ) {
-        self.enter(Op::setattr);
+        enter!(self, Op::setattr, reply);
         let r = (|| {
             self.writable()?;
             let fd = self.ifd(ino)?;
@@ -729,7 +759,7 @@ impl Filesystem for Fs {
     }
 
     fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
-        self.enter(Op::readlink);
+        enter!(self, Op::readlink, reply);
         let r = (|| {
             let fd = self.ifd(ino)?;
             let mut buf = vec![0u8; libc::PATH_MAX as usize];
@@ -745,7 +775,7 @@ impl Filesystem for Fs {
     }
 
     fn mknod(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, rdev: u32, reply: ReplyEntry) {
-        self.enter(Op::mknod);
+        enter!(self, Op::mknod, reply);
         let r = (|| {
             self.writable()?;
             self.not_full()?;
@@ -760,7 +790,7 @@ impl Filesystem for Fs {
     }
 
     fn mkdir(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, reply: ReplyEntry) {
-        self.enter(Op::mkdir);
+        enter!(self, Op::mkdir, reply);
         let r = (|| {
             self.writable()?;
             self.not_full()?;
@@ -775,12 +805,12 @@ impl Filesystem for Fs {
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        self.enter(Op::unlink);
+        enter!(self, Op::unlink, reply);
         answer(reply, self.remove(parent, name), |reply, ()| reply.ok());
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        self.enter(Op::rmdir);
+        enter!(self, Op::rmdir, reply);
         let r = (|| {
             self.writable()?;
             let dir = self.ifd(parent)?;
@@ -793,7 +823,7 @@ impl Filesystem for Fs {
     }
 
     fn symlink(&self, req: &Request, parent: INodeNo, link_name: &OsStr, target: &std::path::Path, reply: ReplyEntry) {
-        self.enter(Op::symlink);
+        enter!(self, Op::symlink, reply);
         let r = (|| {
             self.writable()?;
             self.not_full()?;
@@ -818,7 +848,7 @@ impl Filesystem for Fs {
         flags: RenameFlags,
         reply: ReplyEmpty,
     ) {
-        self.enter(Op::rename);
+        enter!(self, Op::rename, reply);
         let r = (|| {
             self.writable()?;
             let dir = self.ifd(parent)?;
@@ -842,7 +872,7 @@ impl Filesystem for Fs {
     }
 
     fn link(&self, _req: &Request, ino: INodeNo, newparent: INodeNo, newname: &OsStr, reply: ReplyEntry) {
-        self.enter(Op::link);
+        enter!(self, Op::link, reply);
         let r = (|| {
             self.writable()?;
             let fd = self.ifd(ino)?;
@@ -859,7 +889,7 @@ impl Filesystem for Fs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        self.enter(Op::open);
+        enter!(self, Op::open, reply);
         let r = (|| {
             let acc = flags.0 & libc::O_ACCMODE;
             if acc != libc::O_RDONLY || flags.0 & libc::O_TRUNC != 0 {
@@ -891,7 +921,7 @@ impl Filesystem for Fs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        self.enter(Op::read);
+        enter!(self, Op::read, reply);
         let r = (|| {
             let h = self.handle(fh)?;
             let mut buf = vec![0u8; size as usize];
@@ -925,7 +955,7 @@ impl Filesystem for Fs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
-        self.enter(Op::write);
+        enter!(self, Op::write, reply);
         let r = (|| {
             self.writable()?;
             let h = self.handle(fh)?;
@@ -954,7 +984,7 @@ impl Filesystem for Fs {
     }
 
     fn flush(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, lock_owner: LockOwner, reply: ReplyEmpty) {
-        self.enter(Op::flush);
+        enter!(self, Op::flush, reply);
         // close(): a process's POSIX locks on the file go (NFS: LOCKU on close).
         self.unlock_owner(self.backing_ino(ino), lock_owner.0);
         reply.ok();
@@ -970,7 +1000,7 @@ impl Filesystem for Fs {
         _flush: bool,
         reply: ReplyEmpty,
     ) {
-        self.enter(Op::release);
+        let _ = self.enter(Op::release); // closed here whatever the server says
         if let Some(o) = lock_owner {
             self.unlock_owner(self.backing_ino(ino), o.0); // flock() locks go with the file
         }
@@ -979,7 +1009,7 @@ impl Filesystem for Fs {
     }
 
     fn fsync(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
-        self.enter(Op::fsync);
+        enter!(self, Op::fsync, reply);
         let r = self.handle(fh).and_then(|h| {
             let res = if datasync { h.file.sync_data() } else { h.file.sync_all() };
             res.map_err(Error::from)
@@ -988,7 +1018,7 @@ impl Filesystem for Fs {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        self.enter(Op::opendir);
+        enter!(self, Op::opendir, reply);
         let r = (|| {
             let fd = self.ifd(ino)?;
             let d = openat(fd.as_raw_fd(), &CString::new(".").unwrap(), libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
@@ -1029,7 +1059,7 @@ impl Filesystem for Fs {
     }
 
     fn readdir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
-        self.enter(Op::readdir);
+        enter!(self, Op::readdir, reply);
         let entries = self.inner.lock().unwrap().dirs.get(&fh.0).cloned();
         let Some(entries) = entries else { return reply.fail(Error::BadHandle(fh.0)) };
         for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
@@ -1041,7 +1071,7 @@ impl Filesystem for Fs {
     }
 
     fn releasedir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, reply: ReplyEmpty) {
-        self.enter(Op::releasedir);
+        let _ = self.enter(Op::releasedir); // closed here whatever the server says
         self.inner.lock().unwrap().dirs.remove(&fh.0);
         reply.ok();
     }
@@ -1051,7 +1081,7 @@ impl Filesystem for Fs {
     }
 
     fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
-        self.enter(Op::statfs);
+        enter!(self, Op::statfs, reply);
         const B: u64 = 4096;
         if let Some((size, used)) = self.sh.space_now() {
             let free = size.saturating_sub(used) / B;
@@ -1080,7 +1110,7 @@ impl Filesystem for Fs {
     }
 
     fn access(&self, _req: &Request, _ino: INodeNo, _mask: AccessFlags, reply: ReplyEmpty) {
-        self.enter(Op::access);
+        enter!(self, Op::access, reply);
         reply.ok(); // default_permissions: the kernel checks modes itself
     }
 
@@ -1094,7 +1124,7 @@ impl Filesystem for Fs {
         flags: i32,
         reply: ReplyCreate,
     ) {
-        self.enter(Op::create);
+        enter!(self, Op::create, reply);
         let r = (|| {
             self.writable()?;
             self.not_full()?;
@@ -1127,7 +1157,7 @@ impl Filesystem for Fs {
         _pid: u32,
         reply: ReplyLock,
     ) {
-        self.enter(Op::getlk);
+        enter!(self, Op::getlk, reply);
         let Some(srv) = &self.sh.server else { return reply.fail(Error::NoLockServer) };
         let req = json!({"op": "testlk", "file": self.backing_ino(ino), "owner": lock_owner.0,
                          "start": start, "end": end, "type": lock_type(typ)});
@@ -1159,7 +1189,7 @@ impl Filesystem for Fs {
         sleep: bool,
         reply: ReplyEmpty,
     ) {
-        self.enter(Op::setlk);
+        enter!(self, Op::setlk, reply);
         let Some(srv) = self.sh.server.clone() else { return reply.fail(Error::NoLockServer) };
         let file = self.backing_ino(ino);
         let owner = lock_owner.0;
@@ -1183,7 +1213,7 @@ impl Filesystem for Fs {
                 }
                 Err(CallError::Refused(v)) if v["errno"] == libc::EAGAIN => Ok(false),
                 Err(CallError::Refused(v)) => Err(Error::LockRefused(v["errno"].as_i64().unwrap_or(5) as i32)),
-                Err(e @ CallError::Stopping) => Err(e.into()),
+                Err(e @ (CallError::Stopping | CallError::TimedOut)) => Err(e.into()),
             }
         };
         match attempt() {
@@ -1223,7 +1253,7 @@ impl Filesystem for Fs {
         mode: i32,
         reply: ReplyEmpty,
     ) {
-        self.enter(Op::fallocate);
+        enter!(self, Op::fallocate, reply);
         let r = (|| {
             self.writable()?;
             let h = self.handle(fh)?;
@@ -1238,7 +1268,7 @@ impl Filesystem for Fs {
     }
 
     fn lseek(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: i64, whence: i32, reply: ReplyLseek) {
-        self.enter(Op::lseek);
+        enter!(self, Op::lseek, reply);
         let r = self.handle(fh).and_then(|h| {
             // SAFETY: plain syscall.
             let o = unsafe { libc::lseek(h.file.as_raw_fd(), offset, whence) };
@@ -1272,12 +1302,39 @@ mod tests {
             Arc::new(Gate::default()),
             None,
             Mode { passthrough: false, reason: String::new() },
+            None,
         ));
         let fs = Fs::new(&dir, sh, Counter::new(None), false, false).unwrap();
         let root = fs.root_ino;
         assert_eq!(fs.ino_of(root), 1);
         assert_eq!(fs.ino_of(1), root);
         assert_eq!(fs.ino_of(12345), if root == 12345 { 1 } else { 12345 });
+    }
+
+    #[test]
+    fn a_soft_mount_fails_a_request_with_eio_at_its_major_timeout_a_hard_one_waits() {
+        let d = Scratch::new("soft");
+        let gate = Arc::new(Gate::default());
+        let mode = || Mode { passthrough: false, reason: String::new() };
+        let soft =
+            Arc::new(Shared::new(Semantics::PosixUnlink, gate.clone(), None, mode(), Some(Duration::from_millis(300))));
+        let fs = Fs::new(&d.0, soft.clone(), Counter::new(None), false, false).unwrap();
+        assert!(fs.enter(Op::getattr).is_ok(), "an open gate lets it through");
+        gate.pause(None);
+        let t = Instant::now();
+        let e = fs.enter(Op::write).unwrap_err();
+        assert!(t.elapsed() >= Duration::from_millis(290), "{:?}", t.elapsed());
+        assert_eq!(e.errno().code(), libc::EIO);
+        assert_eq!(soft.stats.soft_timeouts.load(Relaxed), 1);
+        let hard = Arc::new(Shared::new(Semantics::PosixUnlink, gate.clone(), None, mode(), None));
+        let fs = Arc::new(Fs::new(&d.0, hard.clone(), Counter::new(None), false, false).unwrap());
+        let f2 = fs.clone();
+        let waiting = std::thread::spawn(move || f2.enter(Op::write).is_ok());
+        std::thread::sleep(Duration::from_millis(600));
+        assert!(!waiting.is_finished(), "a hard mount waits as long as it takes");
+        gate.resume();
+        assert!(waiting.join().unwrap());
+        assert_eq!(hard.stats.soft_timeouts.load(Relaxed), 0);
     }
 
     #[test]
@@ -1288,6 +1345,7 @@ mod tests {
             Arc::new(Gate::default()),
             None,
             Mode { passthrough: false, reason: String::new() },
+            None,
         );
         assert_eq!(sh.room(1 << 40), 1 << 40);
     }
@@ -1328,6 +1386,7 @@ mod tests {
             Arc::new(Gate::default()),
             server,
             Mode { passthrough: false, reason: String::new() },
+            None,
         ));
         Arc::new(Fs::new(dir, sh, Counter::new(None), false, false).unwrap())
     }
@@ -1429,13 +1488,14 @@ mod tests {
         let (tx, asked) = std::sync::mpsc::channel();
         let addr = stalling_server(tx);
         let gate = Arc::new(Gate::default());
-        let srv = Server::new(&addr, "m1", gate.clone());
+        let srv = Server::new(&addr, "m1", gate.clone(), crate::server::Timeouts::default());
         srv.start().unwrap();
         let sh = Arc::new(Shared::new(
             Semantics::PosixUnlink,
             gate.clone(),
             Some(srv.clone()),
             Mode { passthrough: false, reason: String::new() },
+            None,
         ));
         let writer = {
             let sh = sh.clone();

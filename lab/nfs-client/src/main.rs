@@ -29,7 +29,14 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 const USAGE: &str = "usage: tr4947-nfs BACKING MOUNTPOINT --semantics silly-rename|posix-unlink
     [--fsname SOURCE] [--subtype nfs|nfs4] [--control SOCKET] [--server ADDR:PORT --mount-id ID]
-    [--no-passthrough] [--silly-counter FILE] [--threads N] [--ro]";
+    [--no-passthrough] [--silly-counter FILE] [--threads N] [--ro]
+    [--timeo SECONDS] [--soft SECONDS]
+
+  --timeo SECONDS  how long a request to the server goes unanswered before the layer
+                   connects again (nfs(5)'s timeo, in seconds here; default 60)
+  --soft SECONDS   a soft mount: a request that waits this long (the major timeout the mount
+                   shim works out from timeo and retrans) fails with EIO; default: hard,
+                   requests wait as long as it takes";
 
 struct Args {
     backing: PathBuf,
@@ -43,6 +50,16 @@ struct Args {
     counter: Option<PathBuf>,
     threads: usize,
     read_only: bool,
+    timeouts: server::Timeouts,
+}
+
+/// A number of seconds for `flag`: positive, finite, at most a day.
+fn seconds(flag: &str, v: &str) -> Result<std::time::Duration, StartError> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("{flag} {v:?}: a number of seconds, more than 0 and at most 86400").into())
 }
 
 fn parse(argv: &[String]) -> Result<Args, StartError> {
@@ -50,6 +67,7 @@ fn parse(argv: &[String]) -> Result<Args, StartError> {
     let (mut semantics, mut fsname, mut subtype, mut control) = (None, None, "nfs".to_string(), None);
     let (mut server, mut mount_id, mut passthrough, mut counter) = (None, None, true, None);
     let (mut threads, mut read_only) = (2usize, false);
+    let mut timeouts = server::Timeouts::default();
     let mut it = argv.iter();
     while let Some(a) = it.next() {
         let mut val = |name: &str| it.next().cloned().ok_or(format!("{name} needs a value"));
@@ -75,6 +93,8 @@ fn parse(argv: &[String]) -> Result<Args, StartError> {
                     .ok_or(format!("--threads {v:?}: a number from 1 to 16"))?;
             }
             "--ro" => read_only = true,
+            "--timeo" => timeouts.timeo = seconds(a, &val(a)?)?,
+            "--soft" => timeouts.soft = Some(seconds(a, &val(a)?)?),
             s if s.starts_with('-') => return Err(format!("unknown option {s}").into()),
             _ => pos.push(PathBuf::from(a)),
         }
@@ -105,6 +125,7 @@ fn parse(argv: &[String]) -> Result<Args, StartError> {
         counter,
         threads,
         read_only,
+        timeouts,
     })
 }
 
@@ -159,7 +180,7 @@ fn run(a: Args) -> Result<(), StartError> {
     let gate = Arc::new(gate::Gate::default());
     let server = match &a.server {
         Some((addr, id)) => {
-            let s = server::Server::new(addr, id, gate.clone());
+            let s = server::Server::new(addr, id, gate.clone(), a.timeouts);
             s.start().map_err(|source| StartError::Server { addr: addr.clone(), source })?;
             Some(s)
         }
@@ -173,7 +194,7 @@ fn run(a: Args) -> Result<(), StartError> {
             reason: "turned off for this mount (pause and the size limit then see every write)".into(),
         }
     };
-    let sh = Arc::new(fs::Shared::new(a.semantics, gate, server.clone(), mode));
+    let sh = Arc::new(fs::Shared::new(a.semantics, gate, server.clone(), mode, a.timeouts.soft));
     let fsys = fs::Fs::new(&a.backing, sh.clone(), names::Counter::new(a.counter.clone()), a.read_only, a.passthrough)
         .map_err(|source| StartError::Backing { path: a.backing.clone(), source })?;
     let mut cfg = fuser::Config::default();

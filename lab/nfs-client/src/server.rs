@@ -13,6 +13,19 @@
 //! outage is measured, from the moment the reader sees the connection end to the moment the
 //! new session's hello is answered (stats::Outages), so a drill reads how long a LIF move,
 //! takeover or giveback cut the client off rather than assuming it.
+//!
+//! A server can also stop answering with the connection still up: the network between the
+//! host and the LIF drops packets (a firewall rule, a blackhole route, a dead switch). The
+//! layer's data are local, so nothing else would notice; a keepalive does. It sends NFS's
+//! NULL procedure every second; once none has been answered for [`SILENT_AFTER`], the gate
+//! shuts (the mount hangs, as a kernel client's requests do at once) until a NULL is
+//! answered again, and that silence is measured as an outage too. Silence as long as the
+//! mount's `timeo` ends the connection: the layer connects again, as the kernel's RPC client
+//! does after a timeout on TCP, rather than waiting out TCP's own retransmission backoff.
+//!
+//! A soft mount (`--soft`) bounds every wait: a call that got no answer within the major
+//! timeout fails ([`CallError::TimedOut`]), and so does a request that found the gate shut
+//! that long (see gate.rs).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -27,11 +40,33 @@ use serde_json::{json, Value};
 use crate::gate::Gate;
 use crate::stats::Outages;
 
+/// How often the keepalive sends NULL.
+pub const PING_EVERY: Duration = Duration::from_secs(1);
+/// No NULL answered for this long: the server is not answering and the gate shuts. Long
+/// enough that a loaded stand-in answering late is not taken for a dead network.
+pub const SILENT_AFTER: Duration = Duration::from_secs(3);
+
+/// How long a mount waits for its server: the RPC timeout after which the connection is
+/// made again (nfs(5)'s timeo; 60 s over TCP by default) and, on a soft mount, the major
+/// timeout after which a request fails with EIO.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeouts {
+    pub timeo: Duration,
+    pub soft: Option<Duration>,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts { timeo: Duration::from_secs(60), soft: None }
+    }
+}
+
 pub struct Server {
     addr: String,
     mount_id: String,
     pub client_id: String,
     gate: Arc<Gate>,
+    pub timeouts: Timeouts,
     writer: Mutex<Option<TcpStream>>,
     pending: Mutex<HashMap<u64, Sender<Value>>>,
     next_id: AtomicU64,
@@ -40,6 +75,8 @@ pub struct Server {
     pub lease_seconds: AtomicU64,
     pub grace_seconds: AtomicU64,
     pub outages: Mutex<Outages>,
+    /// Times the keepalive found the server silent (the gate shut with the connection up).
+    pub silences: AtomicU64,
     stopping: AtomicBool,
 }
 
@@ -51,10 +88,13 @@ pub enum CallError {
     Refused(Value),
     #[error("the mount is stopping")]
     Stopping,
+    /// A soft mount's call that got no answer within the major timeout.
+    #[error("no answer within the soft mount's major timeout")]
+    TimedOut,
 }
 
 impl Server {
-    pub fn new(addr: &str, mount_id: &str, gate: Arc<Gate>) -> Arc<Server> {
+    pub fn new(addr: &str, mount_id: &str, gate: Arc<Gate>, timeouts: Timeouts) -> Arc<Server> {
         let host = hostname();
         let mut r = [0u8; 8];
         // SAFETY: getrandom writes at most r.len() bytes into r.
@@ -64,6 +104,7 @@ impl Server {
             mount_id: mount_id.to_string(),
             client_id: format!("{host}/{}/{:016x}", std::process::id(), u64::from_ne_bytes(r)),
             gate,
+            timeouts,
             writer: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
@@ -72,6 +113,7 @@ impl Server {
             lease_seconds: AtomicU64::new(30),
             grace_seconds: AtomicU64::new(45),
             outages: Mutex::new(Outages::default()),
+            silences: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
         })
     }
@@ -83,6 +125,8 @@ impl Server {
         self.run_connection(stream);
         let me = self.clone();
         std::thread::Builder::new().name("renew".into()).spawn(move || me.renew_loop())?;
+        let me = self.clone();
+        std::thread::Builder::new().name("keepalive".into()).spawn(move || me.keepalive_loop())?;
         Ok(())
     }
 
@@ -206,12 +250,62 @@ impl Server {
         }
     }
 
+    /// NULL every PING_EVERY on the connection that is up: silence for SILENT_AFTER shuts the
+    /// gate (an outage begins when the first unanswered NULL went out), an answer opens it
+    /// again; silence for the mount's timeo ends the connection, and the reader reconnects.
+    fn keepalive_loop(self: Arc<Server>) {
+        let mut unanswered_since: Option<Instant> = None;
+        let mut silent = false;
+        while !self.stopping.load(Relaxed) {
+            let sent = Instant::now();
+            if self.writer.lock().unwrap().is_none() {
+                // Disconnected: the reader's reconnection owns the gate and the outage.
+                unanswered_since = None;
+                if silent {
+                    silent = false;
+                    self.gate.set_answering(true);
+                }
+            } else if self.call_once(json!({"op": "null"}), PING_EVERY).is_some() {
+                unanswered_since = None;
+                if silent {
+                    silent = false;
+                    self.outages.lock().unwrap().back(Instant::now());
+                    self.gate.set_answering(true);
+                    eprintln!("tr4947-nfs: server {} OK", self.addr);
+                }
+            } else {
+                let since = *unanswered_since.get_or_insert(sent);
+                if !silent && since.elapsed() >= SILENT_AFTER {
+                    silent = true;
+                    self.silences.fetch_add(1, Relaxed);
+                    self.outages.lock().unwrap().lost(since);
+                    self.gate.set_answering(false);
+                    eprintln!("tr4947-nfs: server {} not responding, still trying", self.addr);
+                }
+                if since.elapsed() >= self.timeouts.timeo {
+                    // As the kernel's RPC client after a timeout on TCP: a new connection.
+                    if let Some(w) = self.writer.lock().unwrap().as_ref() {
+                        let _ = w.shutdown(Shutdown::Both);
+                    }
+                    unanswered_since = None;
+                }
+            }
+            std::thread::sleep(PING_EVERY.saturating_sub(sent.elapsed()));
+        }
+    }
+
     /// Send a request and wait for its answer, through disconnections (a request whose
     /// connection dropped is sent again: a retransmission).
+    /// On a soft mount, the whole call is bounded by the major timeout.
     pub fn call(&self, mut req: Value) -> Result<Value, CallError> {
+        let deadline = self.timeouts.soft.map(|d| Instant::now() + d);
+        let late = || deadline.is_some_and(|d| Instant::now() >= d);
         loop {
             if self.stopping.load(Relaxed) {
                 return Err(CallError::Stopping);
+            }
+            if late() {
+                return Err(CallError::TimedOut);
             }
             let id = self.next_id.fetch_add(1, Relaxed);
             req["id"] = id.into();
@@ -238,9 +332,13 @@ impl Server {
                             if self.stopping.load(Relaxed) {
                                 return Err(CallError::Stopping);
                             }
-                            // A hard mount waits as long as it takes (timeo=600: the kernel
-                            // retransmits after 60 s; so does this).
-                            if t0.elapsed() >= Duration::from_secs(60) {
+                            if late() {
+                                self.pending.lock().unwrap().remove(&id);
+                                return Err(CallError::TimedOut);
+                            }
+                            // A hard mount waits as long as it takes: retransmitted after
+                            // timeo, as the kernel does.
+                            if t0.elapsed() >= self.timeouts.timeo {
                                 self.pending.lock().unwrap().remove(&id);
                                 break;
                             }
@@ -255,6 +353,9 @@ impl Server {
             while self.writer.lock().unwrap().is_none() {
                 if self.stopping.load(Relaxed) {
                     return Err(CallError::Stopping);
+                }
+                if late() {
+                    return Err(CallError::TimedOut);
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
@@ -278,9 +379,16 @@ impl Server {
             let mut w = self.writer.lock().unwrap();
             let s = w.as_mut()?;
             self.pending.lock().unwrap().insert(id, tx);
-            s.write_all(format!("{req}\n").as_bytes()).ok()?;
+            if s.write_all(format!("{req}\n").as_bytes()).is_err() {
+                self.pending.lock().unwrap().remove(&id);
+                return None;
+            }
         }
-        rx.recv_timeout(timeout).ok()
+        let answer = rx.recv_timeout(timeout).ok();
+        if answer.is_none() {
+            self.pending.lock().unwrap().remove(&id);
+        }
+        answer
     }
 }
 
@@ -290,4 +398,118 @@ fn hostname() -> String {
     unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    /// Enough of the stand-in's NFS service: the upgrade, hello (with a 30 s lease), and an
+    /// answer to every request, except while `mute` is set: then requests are read and
+    /// dropped, the connection stays up (a network that drops packets, as a blackhole route
+    /// does). Takes every connection made to it.
+    fn service(mute: Arc<AtomicBool>) -> String {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        std::thread::spawn(move || {
+            for s in l.incoming() {
+                let Ok(s) = s else { return };
+                let mute = mute.clone();
+                std::thread::spawn(move || {
+                    let mut rd = BufReader::new(s.try_clone().unwrap());
+                    let mut w = s;
+                    let mut line = String::new();
+                    while rd.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+                        line.clear();
+                    }
+                    let _ = w.write_all(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: tr4947-nfs\r\n\r\n");
+                    for line in rd.lines() {
+                        let Ok(line) = line else { return };
+                        let req: Value = serde_json::from_str(&line).unwrap();
+                        if mute.load(Relaxed) && req["op"] != "hello" {
+                            continue;
+                        }
+                        let a = json!({"id": req["id"], "ok": true, "lease": 30, "grace": 45});
+                        if w.write_all(format!("{a}\n").as_bytes()).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    fn wait_for(limit: Duration, what: impl Fn() -> bool) -> Duration {
+        let t = Instant::now();
+        while !what() {
+            assert!(t.elapsed() < limit, "not within {limit:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        t.elapsed()
+    }
+
+    #[test]
+    fn a_silent_server_shuts_the_gate_until_it_answers_again_and_the_silence_is_measured() {
+        let mute = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(Gate::default());
+        let srv = Server::new(&service(mute.clone()), "m1", gate.clone(), Timeouts::default());
+        srv.start().unwrap();
+        assert!(gate.status().3, "answering once connected");
+        mute.store(true, Relaxed);
+        let noticed = wait_for(Duration::from_secs(10), || !gate.status().3);
+        // Noticed after SILENT_AFTER, within a ping or two more: the keepalive, not a constant.
+        assert!(noticed >= SILENT_AFTER - PING_EVERY, "{noticed:?}");
+        assert!(gate.status().2, "the connection itself is still up");
+        assert_eq!(gate.pass_within(Some(Duration::from_millis(100))), Err(crate::gate::TimedOut));
+        std::thread::sleep(Duration::from_secs(2));
+        mute.store(false, Relaxed);
+        wait_for(Duration::from_secs(5), || gate.status().3);
+        assert_eq!(gate.pass_within(Some(Duration::from_millis(100))), Ok(false));
+        let out = srv.outages.lock().unwrap().last_ms().expect("the silence is an outage");
+        // Muted for about noticed + 2 s; measured from the first unanswered NULL.
+        let muted_ms = (noticed + Duration::from_secs(2)).as_millis() as u64;
+        assert!(out + 1500 >= muted_ms && out <= muted_ms + 2500, "outage {out} ms, muted about {muted_ms} ms");
+        assert_eq!((srv.silences.load(Relaxed), srv.reconnects()), (1, 0));
+        srv.stop();
+    }
+
+    #[test]
+    fn silence_as_long_as_timeo_makes_a_new_connection() {
+        let mute = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(Gate::default());
+        let t = Timeouts { timeo: Duration::from_secs(4), soft: None };
+        let srv = Server::new(&service(mute.clone()), "m1", gate.clone(), t);
+        srv.start().unwrap();
+        mute.store(true, Relaxed);
+        wait_for(Duration::from_secs(10), || srv.connects.load(Relaxed) >= 2 || !gate.status().2);
+        mute.store(false, Relaxed);
+        wait_for(Duration::from_secs(10), || srv.reconnects() == 1 && gate.status().2 && gate.status().3);
+        assert_eq!(gate.pass_within(Some(Duration::from_millis(100))), Ok(false));
+        srv.stop();
+    }
+
+    #[test]
+    fn a_soft_mount_call_fails_at_its_major_timeout_a_hard_one_waits() {
+        let mute = Arc::new(AtomicBool::new(true));
+        let gate = Arc::new(Gate::default());
+        let soft = Timeouts { timeo: Duration::from_secs(60), soft: Some(Duration::from_millis(700)) };
+        let srv = Server::new(&service(mute.clone()), "m1", gate.clone(), soft);
+        srv.start().unwrap(); // hello is answered even when muted
+        let t = Instant::now();
+        assert!(matches!(srv.call(json!({"op": "space"})), Err(CallError::TimedOut)));
+        assert!(t.elapsed() >= Duration::from_millis(690) && t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        srv.stop();
+        let hard = Server::new(&service(mute.clone()), "m2", gate.clone(), Timeouts::default());
+        hard.start().unwrap();
+        let h = hard.clone();
+        let call = std::thread::spawn(move || h.call(json!({"op": "space"})));
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(!call.is_finished(), "a hard mount's call waits");
+        // The muted request would be answered once sent again after timeo (60 s); the
+        // test ends the mount instead.
+        hard.stop();
+        assert!(matches!(call.join().unwrap(), Err(CallError::Stopping) | Ok(_)));
+    }
 }

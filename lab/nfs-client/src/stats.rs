@@ -27,7 +27,8 @@ pub struct Stats {
     pub bytes_written: AtomicU64,
     pub silly_renames: AtomicU64,
     pub silly_deletes: AtomicU64,
-    pub waited: AtomicU64, // requests that found the gate shut
+    pub waited: AtomicU64,        // requests that found the gate shut
+    pub soft_timeouts: AtomicU64, // requests a soft mount failed with EIO (gate shut too long)
     pub enospc: AtomicU64,
     pub opens_passthrough: AtomicU64,
     pub opens_served: AtomicU64,
@@ -42,6 +43,7 @@ impl Default for Stats {
             silly_renames: AtomicU64::new(0),
             silly_deletes: AtomicU64::new(0),
             waited: AtomicU64::new(0),
+            soft_timeouts: AtomicU64::new(0),
             enospc: AtomicU64::new(0),
             opens_passthrough: AtomicU64::new(0),
             opens_served: AtomicU64::new(0),

@@ -137,6 +137,10 @@ class NfsState:
     # --- requests -------------------------------------------------------------------------
     def handle(self, client: str, volume: str, backing: Path, req: dict) -> dict:
         op = req.get("op")
+        if op == "null":
+            # NFS's NULL procedure (the client's keepalive): an answer and nothing else. It
+            # renews no lease: NULL carries no state.
+            return {"ok": True}
         now = time.monotonic()
         with self.mu:
             c = self.clients.get(client)

@@ -13,9 +13,12 @@ tools' arguments and do an NFS client's part:
   passthrough, namespace requests through the server, which silly-renames an unlinked open
   file to ``.nfs<fileid><counter>`` as the Linux client does, or removes it at once with
   POSIX unlink. It keeps a connection to the NFS service (leases, locks, the volume's size,
-  LIF moves). Mount options are checked as mount.nfs checks them; the userspace option
-  ``x-lab-nopassthrough`` makes the layer serve data itself, so that the drill hooks
-  (pause, ENOSPC) see every write.
+  LIF moves). ``hard`` (the default) or ``soft``, with ``timeo`` and ``retrans``, decide how
+  long a request waits for a server that does not answer (see tr4947.nfs_timeouts): a
+  hard mount waits as long as it takes, a soft one fails the request with EIO after its
+  major timeout. Mount options are checked as mount.nfs checks them; the userspace option
+  ``x-lab-nopassthrough`` makes the layer serve data itself, so that a stall (a silent
+  server, a pause) and the size limit (ENOSPC) see every write.
 * ``mount`` without arguments lists the host's mounts, showing the lab's NFS mounts as a
   kernel client would (``<lif>:/<junction> on /demo type nfs4 (rw,...,vers=4.1,...)``): an
   emulated view, which the guide labels as such wherever it shows it.
@@ -48,7 +51,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import paths
+from .. import nfs_timeouts, paths
 from ..atomic import locked_json
 from ..units import df_human
 
@@ -237,6 +240,7 @@ class NfsOptions:
     noauto: bool = False
     raw: list[str] = field(default_factory=list)
     passthrough: bool = True
+    timeouts: nfs_timeouts.Timeouts = field(default_factory=nfs_timeouts.Timeouts)
 
 
 def _bad_option() -> MountError:
@@ -285,7 +289,8 @@ def parse_nfs_options(options: str, fstype: str = "nfs") -> NfsOptions:
         vers = f"4.{minor}"
     elif vers == "4.0" or (vers and vers.startswith("4.")):
         pass
-    return NfsOptions(vers, nconnect, ro, noauto, raw, passthrough=NO_PASSTHROUGH not in raw)
+    return NfsOptions(vers, nconnect, ro, noauto, raw, passthrough=NO_PASSTHROUGH not in raw,
+                      timeouts=nfs_timeouts.from_options(",".join(raw)))
 
 
 # --- the host's record of its NFS mounts -------------------------------------------------------
@@ -305,6 +310,9 @@ class ClientMount:
     pid: int = 0                 # the layer's process (tr4947-nfs)
     control: str = ""            # its control socket
     layer: str = ""              # "tr4947-nfs 0.1.0 (FUSE passthrough)" or why not
+    soft: bool = False           # as asked (hard unless soft/softerr)
+    timeo: int = nfs_timeouts.DEFAULT_TIMEO
+    retrans: int = nfs_timeouts.DEFAULT_RETRANS
 
     @property
     def address(self) -> str:
@@ -313,10 +321,12 @@ class ClientMount:
     def proc_options(self) -> str:
         """The option string a kernel NFS client would show in /proc/mounts."""
         base = ["ro" if self.read_only else "rw", "relatime", f"vers={self.vers}",
-                "rsize=65536", "wsize=65536", "namlen=255", "hard", "proto=tcp"]
+                "rsize=65536", "wsize=65536", "namlen=255", "soft" if self.soft else "hard",
+                "proto=tcp"]
         if self.nconnect > 1:
             base.append(f"nconnect={self.nconnect}")
-        base += ["timeo=600", "retrans=2", "sec=sys", f"clientaddr={self.client}",
+        base += [f"timeo={self.timeo}", f"retrans={self.retrans}", "sec=sys",
+                 f"clientaddr={self.client}",
                  "local_lock=none", f"addr={self.address}"]
         return ",".join(base)
 
@@ -439,7 +449,8 @@ def mount(source: str, mountpoint, options: str = "", fstype: str = "nfs") -> Cl
                         semantics=granted["semantics"], server_id=granted["id"],
                         client=granted.get("client") or _host_address(),
                         read_only=opts.read_only, time=time.strftime("%Y-%m-%dT%H:%M:%S"),
-                        **started)
+                        soft=opts.timeouts.soft, timeo=opts.timeouts.timeo,
+                        retrans=opts.timeouts.retrans, **started)
         entries[:] = [e for e in entries if e.mountpoint != mp] + [m]
     return m
 
@@ -468,6 +479,10 @@ def _start_layer(granted: dict, mp: str, opts: NfsOptions, subtype: str) -> dict
         argv.append("--no-passthrough")
     if opts.read_only:
         argv.append("--ro")
+    to = opts.timeouts
+    argv += ["--timeo", f"{to.timeo_s:g}"]
+    if to.soft:
+        argv += ["--soft", f"{to.major_s:g}"]
     log = open(d / f"{granted['id']}.log", "ab")
     try:
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,

@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .recovery import IsrSample, IsrWatch
+from .recovery import IsrSample, IsrWatch, whole, whole_at
 
 #: A partition whose acknowledgements stop for longer than this has stalled (the producer
 #: at the drills' rate acknowledges every partition several times a second).
@@ -383,19 +383,6 @@ def isr_full_at(samples: list[IsrSample], fault: float) -> float | None:
         if s.t > seen and whole(s):
             return s.t
     return None
-
-
-def whole(sample: IsrSample | None) -> bool:
-    """Is the cluster whole in ``sample``: the watched broker registered and every partition
-    with its full ISR?"""
-    return bool(sample is not None and sample.partitions and sample.broker_registered
-                and sample.under_replicated == 0)
-
-
-def whole_at(samples: list[IsrSample]) -> float | None:
-    """The time of the last sample if the cluster is whole in it (None: not, or no sample
-    yet): what a wait for a whole cluster polls."""
-    return samples[-1].t if samples and whole(samples[-1]) else None
 
 
 def whole_again_at(samples: list[IsrSample], fault: float) -> float | None:

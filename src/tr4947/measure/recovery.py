@@ -159,13 +159,23 @@ def summarize(t: float, metadata, broker_id: int, topics: Iterable[str] | None =
     return IsrSample(t, total, under, without, broker_id in metadata.brokers)
 
 
+def whole(sample: IsrSample | None) -> bool:
+    """Is the cluster whole in ``sample``: the watched broker registered and every partition
+    with its full ISR?"""
+    return bool(sample is not None and sample.partitions and sample.broker_registered
+                and sample.under_replicated == 0)
+
+
+def whole_at(samples: list[IsrSample]) -> float | None:
+    """The time of the last sample if the cluster is whole in it (None: not, or no sample
+    yet): what a wait for a whole cluster polls."""
+    return samples[-1].t if samples and whole(samples[-1]) else None
+
+
 def isr_complete_at(samples: list[IsrSample], since: float) -> float | None:
-    """Epoch time of the first sample at/after ``since`` with the broker registered and no
-    under-replicated partition (None if that never happened)."""
-    for s in samples:
-        if s.t >= since and s.broker_registered and s.partitions and s.under_replicated == 0:
-            return s.t
-    return None
+    """Epoch time of the first sample at/after ``since`` in which the cluster is whole (None
+    if that never happened)."""
+    return next((s.t for s in samples if s.t >= since and whole(s)), None)
 
 
 def out_of_isr_at(samples: list[IsrSample], since: float) -> float | None:

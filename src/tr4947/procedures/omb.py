@@ -283,12 +283,14 @@ class Calibration:
     rows: list[list[str]]            # asked, run, achieved, latency, held
     loads: list[dict]
 
-    def table(self, rec, proc_id: str, title: str, note: str) -> None:
-        rec.load(proc_id, f"{title}: publish rate asked and achieved", self.loads,
-                 calibration=True)
-        rec.table(proc_id, title, ["Asked (msg/s)", "Run", "Achieved (msg/s)",
+    def table(self, rec, proc_id: str, title: str, note: str, unit: str = "msg/s") -> None:
+        """The calibration's table and load record; ``unit``: what its rates count (OMB's
+        messages, the drills' records)."""
+        rec.load(proc_id, f"{title}: publish rate asked and achieved",
+                 [{**ld, "unit": unit} for ld in self.loads], calibration=True)
+        rec.table(proc_id, title, [f"Asked ({unit})", "Run", f"Achieved ({unit})",
                                    "Publish latency, average (ms)", "Held"], self.rows,
-                  note=note, key=["Asked (msg/s)", "Run", "Held"])
+                  note=note, key=[f"Asked ({unit})", "Run", "Held"])
 
 
 def calibrate(run_at, start: float, floor: float, step: float, latency_ms: float,

@@ -1,4 +1,4 @@
-"""DRL-0..DRL-6: failure drills. What Kafka on NFS (and on DAS, where the fault exists there)
+"""DRL-0..DRL-7: failure drills. What Kafka on NFS (and on DAS, where the fault exists there)
 does when its storage, its network or a whole host fails, with every acknowledged record
 checked afterwards.
 
@@ -12,11 +12,13 @@ DRL-0  The load and its check. On each cluster a topic with three replicas and
        every acknowledgement; afterwards the verifiable consumer reads the load back. The
        rate is calibrated first: the highest the lab holds with both clusters loaded. Lab only:
        the NFS brokers' volumes are mounted with ``x-lab-nopassthrough`` for the drills (and
-       as before afterwards), so that the lab's NFS layer sees every write.
+       as before afterwards), so that the lab's NFS layer sees every write. Whether broker 1's
+       host has ``nft`` is read first: DRL-1 and DRL-7 need it.
        Every drill runs on the deploy checklist's broker settings (Kafka's default follower
        lag allowance, configs.py), switched to in a rolling restart and switched back after.
-DRL-1  NFS server pause: broker 1's mount stops answering for a set time (the lab's hook),
-       at several lengths; those past the checklist's lag allowance also on the TR's value.
+DRL-1  NFS server unreachable: nftables on broker 1's host drops its traffic to the data LIF
+       for a set time, at several lengths; those past the checklist's lag allowance also on
+       the TR's value.
 DRL-2  LIF migration: the data LIF broker 1 mounts from moves to the partner node, and back.
 DRL-3  Volume full: broker 1's volume is set just above what it holds and Kafka's writes fill
        it; the broker stops; the fix (``volume size``) and a restart; the preflight's space
@@ -29,6 +31,8 @@ DRL-5  Hard host loss: broker 1's host goes off the network and every process on
 DRL-6  Storage failover: the HA partner takes over the node that owns broker 1's data LIF and
        aggregate (``storage failover takeover``), then gives it back (``giveback``) and the
        LIF goes home, as in every nondisruptive upgrade.
+DRL-7  Soft mount (lab only): DRL-1's fault on broker 1's volume mounted ``soft``; its writes
+       fail with EIO after the major timeout, the log directory goes offline, the broker stops.
 
 Per run (one fault): time to detect (the cluster takes broker 1 out of an in-sync replica set
 or fences it), time until the producer's partitions all acknowledge again, time until every
@@ -46,17 +50,22 @@ The package, in the chapter's order:
     harness             what every drill shares (DRL-0): the clusters, their configuration,
                         the load around a drill, measuring each fault, waiting for recovery,
                         the lab's state
+    load                the load's verifiable producers: started, stopped, read back, their
+                        pace, a calibration step
     sides, runs         a cluster as the drills use it; a fault and a drill's outcome
-    drl1_pause .. drl6_storage_failover
+    drl1_lif_unreachable .. drl7_soft_mount
                         one module per drill, each a ``run(harness, ...)``
     report              each drill's table, load record and verdict; the summary
 """
 from __future__ import annotations
 
-from . import (drl1_pause, drl2_lif_migration, drl3_volume_full, drl4_partition,
-               drl5_host_loss, drl6_storage_failover, report)
+from ... import nfs_timeouts
+
+from . import (drl1_lif_unreachable, drl2_lif_migration, drl3_volume_full, drl4_partition,
+               drl5_host_loss, drl6_storage_failover, drl7_soft_mount, report)
 from .drl3_volume_full import SPACE_CLAIM, nearly_full_mb
 from .drl5_host_loss import LEASE_CLAIM, TAKEOVER_CONFIG
+from .drl7_soft_mount import SOFT_CLAIM
 from .configs import CONFIGS, LAG
 from .harness import (LEAD_CUT_S, LOG_PATTERN, NO_PASSTHROUGH, PRODUCER_CONFIG, SNIP, TOPIC,
                       Harness)
@@ -67,17 +76,19 @@ from .sides import CLUSTERS, Side, SideRecords, sides
 __all__ = ["FailureDrills", "Harness", "Side", "SideRecords", "sides", "Run", "Outcome",
            "nearly_full_mb", "SNIP", "TOPIC", "CLUSTERS", "PRODUCER_CONFIG", "TAKEOVER_CONFIG",
            "NO_PASSTHROUGH", "LEAD_CUT_S", "CLAIMS", "EVIDENCE", "LEASE_CLAIM", "SPACE_CLAIM",
+           "SOFT_CLAIM",
            "LOG_PATTERN", "CONFIGS", "LAG"]
 
 
 class FailureDrills:
-    """DRL-0..DRL-6 on the target's ``das`` and ``nfs`` clusters (see the module doc): the
+    """DRL-0..DRL-7 on the target's ``das`` and ``nfs`` clusters (see the module doc): the
     steps the notebook calls, in its order; what they share is the Harness."""
 
     def __init__(self, run, repeats: int = 3, rate: float = 300, lead_s: float = 4,
                  settle_s: float = 3, recover_timeout_s: float = 240,
                  configs: dict[str, dict[str, str]] | None = None, producers: int = 1,
-                 calibration: tuple[float, float] | None = None):
+                 calibration: tuple[float, float] | None = None,
+                 soft: tuple[str, float] | None = None):
         if isinstance(producers, bool) or not isinstance(producers, int) \
                 or not 1 <= producers <= 9:
             raise ValueError(f"producers: give the verifiable producers per load, 1 to 9 (each "
@@ -86,6 +97,9 @@ class FailureDrills:
         if calibration is not None:
             _rates(*calibration)
         self.calibration = calibration      # (rate_max, rate_min) for calibrate()
+        if soft is not None:
+            _soft(*soft)
+        self.soft = soft                    # (mount options, soft_drop_s) for soft_mount()
         self.harness = Harness(run, repeats, rate, lead_s, settle_s, recover_timeout_s,
                                configs, producers)
 
@@ -110,10 +124,11 @@ class FailureDrills:
                              f"rate by, between 0 and 1 (such as 0.85); got {step!r}")
         self.harness.calibrate(float(rate_max), float(rate_min), float(step))
 
-    def pause(self, lengths: list[float]) -> None:
-        """DRL-1: broker 1's NFS mount stops answering, for each of ``lengths`` seconds; the
-        lengths past the checklist's follower lag allowance again on the TR's value."""
-        drl1_pause.run(self.harness, _lengths("pause_s", lengths))
+    def lif_unreachable(self, lengths: list[float]) -> None:
+        """DRL-1: broker 1's host cannot reach its NFS server, for each of ``lengths``
+        seconds; the lengths past the checklist's follower lag allowance again on the TR's
+        value."""
+        drl1_lif_unreachable.run(self.harness, _lengths("unreachable_s", lengths))
 
     def lif_migration(self, away_s: float) -> None:
         """DRL-2: broker 1's data LIF moves to the partner node and, ``away_s`` later, back."""
@@ -136,6 +151,18 @@ class FailureDrills:
         """DRL-6: the partner takes over broker 1's storage node, gives it back after
         ``held_s``; the LIF goes home."""
         drl6_storage_failover.run(self.harness, held_s)
+
+    def soft_mount(self, options: str | None = None, drop_s: float | None = None) -> None:
+        """DRL-7: DRL-1's fault, ``drop_s`` seconds long, on broker 1's volume mounted with
+        the soft ``options`` (without them: the ``soft`` given when made)."""
+        if options is None or drop_s is None:
+            if self.soft is None:
+                raise ValueError("soft_mount: give options and drop_s, here or as "
+                                 "FailureDrills(..., soft=(options, drop_s)), such as "
+                                 "('soft,timeo=50,retrans=1', 60)")
+            options, drop_s = self.soft
+        _soft(options, drop_s)
+        drl7_soft_mount.run(self.harness, options, float(drop_s))
 
     def restore(self) -> None:
         """After the drills: the brokers' configuration files and the NFS brokers' volumes as
@@ -167,9 +194,9 @@ class FailureDrills:
         return self.harness.dry
 
     @property
-    def hook(self) -> bool:
-        """The lab's NFS drill hook is on the NFS brokers (DRL-1 can run)."""
-        return self.harness.hook
+    def lab_layer(self) -> bool:
+        """The lab's NFS client layer is on the NFS brokers (their status, DRL-7)."""
+        return self.harness.lab_layer
 
     @property
     def found(self) -> dict | None:
@@ -191,6 +218,24 @@ def _rates(rate_max, rate_min) -> None:
     if rate_min > rate_max:
         raise ValueError(f"rate_min ({rate_min}) is above rate_max ({rate_max}): the "
                          "calibration steps down from rate_max to rate_min")
+
+
+def _soft(options, drop_s) -> None:
+    """DRL-7's mount options (a soft mount's, with whole-number timeo and retrans) and its
+    outage, which must outlast the mount's major timeout."""
+    if not isinstance(options, str):
+        raise ValueError(f"DRL-7: give its mount options as text, such as "
+                         f"'soft,timeo=50,retrans=1'; got {options!r}")
+    to = nfs_timeouts.from_options(options)         # a bad timeo or retrans says so
+    if not to.soft:
+        raise ValueError(f"DRL-7 mount options {options!r}: give a soft mount's options, such as "
+                         "'soft,timeo=50,retrans=1' (DRL-1 is the hard mount's drill)")
+    if isinstance(drop_s, bool) or not isinstance(drop_s, (int, float)) \
+            or drop_s <= to.major_s:
+        raise ValueError(f"soft_drop_s: give an outage in seconds longer than the soft "
+                         f"mount's major timeout ({to.major_s:g} s for {options!r}: timeo "
+                         f"{to.timeo_s:g} s, {to.retrans} retransmissions, each wait "
+                         f"timeo longer), or the mount never gives up; got {drop_s!r}")
 
 
 def _lengths(name: str, lengths) -> list[float]:

@@ -66,9 +66,18 @@ def run(harness: Harness, fill_rate: int, full_percent: int, floor_mb: int = 18)
         full = space("the volume nearly full" if first else None, needs=shrink)
         halted = None
         if not shrink.planned:
-            until(lambda: not s.cluster.alive(s.b1), harness.timeout, 0.5,
-                  f"Kafka on {s.b1.name} to stop on the full volume")
-            halted = time.time()
+            try:
+                until(lambda: not s.cluster.alive(s.b1), harness.timeout, 0.5,
+                      f"Kafka on {s.b1.name} to stop on the full volume")
+                halted = time.time()
+            except TimeoutError:
+                # The size was not enforced on the broker's writes: the run says so, and the
+                # repair below still gives the volume its size back.
+                s.rec.text("DRL-3", "", f"Kafka on {s.b1.name} did not stop within "
+                           f"{harness.timeout:g} s of the volume being set nearly full: its "
+                           "writes were not refused (on the lab's NFS layer with FUSE "
+                           "passthrough, as on lab-remote, data goes around the size limit; "
+                           "ONTAP refuses them itself).")
         df = t.run_snippet(SNIP + "DRL-3-df.sh", s.b1.name, read_only=True, needs=shrink,
                            MOUNTPOINT=s.mountpoint)
         stop = t.run_snippet(SNIP + "DRL-3-fill-stop.sh", harness.client, needs=fill)
@@ -77,7 +86,10 @@ def run(harness: Harness, fill_rate: int, full_percent: int, floor_mb: int = 18)
                              size=size if isinstance(size, str) else
                              f"{size // 2 ** 20}MB")
         heal = time.time()
-        again = t.run_snippet(SNIP + "DRL-3-restart.sh", s.b1.name, check=True)
+        # Started again only if it stopped (a second broker on the same log directory would
+        # not start, and must not be tried).
+        again = t.run_snippet(SNIP + "DRL-3-restart.sh", s.b1.name, check=True) \
+            if halted is not None or shrink.planned else None
         if first:
             s.rec.show("DRL-3", "Kafka's writes fill the volume", fill, show=False)
             s.rec.show("DRL-3", f"The volume is set to {want}", shrink, prompt="::>")
@@ -86,12 +98,13 @@ def run(harness: Harness, fill_rate: int, full_percent: int, floor_mb: int = 18)
             s.rec.show("DRL-3", "The writes that filled it stop", stop, show=False)
             s.rec.show("DRL-3", "The fix: the volume gets its size back", grow,
                           prompt="::>")
-            s.rec.show("DRL-3", f"{s.b1.name}: Kafka starts again", again)
+            if again is not None:
+                s.rec.show("DRL-3", f"{s.b1.name}: Kafka starts again", again)
         if shrink.planned:
             return None
         s.cluster.wait_serving([s.b1], 240)
         run = Run("DRL-3", s.name, n, fault, heal)
-        run.extra["broker stopped after (s)"] = halted - fault
+        run.extra["broker stopped after (s)"] = None if halted is None else halted - fault
         run.extra["volume used when set (%)"] = full.percent_used if full else None
         harness.recovered(w, run, "the restart")
         if first:

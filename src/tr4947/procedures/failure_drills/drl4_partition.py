@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from .harness import LEAD_CUT_S, SNIP, Harness
+from .harness import Harness
 from .report import lengths_text, report
 from .runs import Run
 from .sides import Side
@@ -27,11 +27,8 @@ def _cut(harness: Harness, s: Side, seconds: float):
 
     def inject(s: Side, n: int, w) -> Run | None:
         # A few seconds ahead: the command's answer must be home before the link goes.
-        at = time.time() + LEAD_CUT_S
-        r = harness.t.run_snippet(SNIP + "DRL-4-partition.sh", s.b1.name, check=True,
-                                  needs=harness.setup,
-                                  DEV=s.b1.get("kafka_interface", "eth0"),
-                                  AT=f"{at:.3f}", HEAL_AT=f"{at + seconds:.3f}")
+        r, at = harness.scheduled(s, "DRL-4-partition.sh", seconds,
+                                  DEV=s.b1.get("kafka_interface", "eth0"))
         if n == 0 and first:
             s.rec.show("DRL-4", f"{s.name.upper()}: {s.b1.name} is cut off for "
                           f"{seconds:g} s", r)
@@ -39,9 +36,7 @@ def _cut(harness: Harness, s: Side, seconds: float):
             return None
         time.sleep(max(0.0, at + seconds + 0.5 - time.time()))
         harness.reachable(s.b1.name)
-        marks = harness.t.run_snippet(SNIP + "DRL-4-marks.sh", s.b1.name, read_only=True,
-                                      check=True).stdout.split()
-        run = Run("DRL-4", s.name, n, float(marks[0]), float(marks[1]))
+        run = Run("DRL-4", s.name, n, *harness.marks(s, "DRL-4-marks.sh"))
         harness.recovered(w, run, "the heal")
         if n == 0:
             harness.log_lines("DRL-4", s, run, [s.b1, s.controllers[0]], load)

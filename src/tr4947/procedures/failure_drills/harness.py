@@ -1,9 +1,9 @@
 """What every drill shares (DRL-0): the Harness holds the run, the target and both clusters;
-it prepares the load (the drills topic, the producer's settings, on the lab the NFS mounts
-for the pause hook) and restores it, runs a drill on both clusters at once, runs one drill on
-one cluster under the verifiable producer and checks what came back, measures each fault,
-waits for recovery, and reads what the lab looks like (state) to tell whether a drill left
-it as it found it."""
+it prepares the drills (the topic, the producer's settings, on the lab the NFS mounts without
+passthrough, so that the lab's NFS layer sees every write) and restores them, runs a drill on
+both clusters at once, runs one drill on one cluster under the load (its producers: load.py)
+and checks what came back, measures each fault, waits for recovery, and reads what the lab
+looks like (state) to tell whether a drill left it as it found it."""
 from __future__ import annotations
 
 import json
@@ -20,10 +20,11 @@ from .. import space_check as sc
 from ..nfs_audit import default_svm
 from . import configs as cf
 from .configs import started_with
+from .load import (CALIBRATION_LATENCY_MS, CALIBRATION_WARMUP_S, CALIBRATION_WINDOW_S,
+                   PACE_WAIT_S, SNIP, Producers)
 from .runs import Outcome, Run
 from .sides import CLUSTERS, Side, SideRecords, sides
 
-SNIP = "failure-drills/"
 TOPIC = "drills"
 PRODUCER_CONFIG = "failure-drills/DRL-0-producer.properties"
 NO_PASSTHROUGH = "x-lab-nopassthrough"
@@ -34,18 +35,6 @@ WAITING = "partitions still waiting when the fault ended"
 #: consumers), and how long its stop waits for it to read what was acknowledged.
 GROUP_MEMBERS = 2
 GROUP_WAIT_S = 120
-#: Before the next fault of a drill, the producers are back at their pace when their
-#: acknowledgements over the last PACE_WINDOW_S come within PACE_BAND of the rate (a catch-up
-#: burst after a long fault runs above it); the wait for it gives up after PACE_WAIT_S.
-PACE_WINDOW_S = 3.0
-PACE_BAND = (0.8, 1.25)
-PACE_WAIT_S = 180
-#: A calibration step: the producers' warm-up, then the window their rate is measured over.
-CALIBRATION_WARMUP_S = 8
-CALIBRATION_WINDOW_S = 20
-#: A calibration step holds when every cluster's producers achieve this share of the rate
-#: with their records acknowledged this soon after they were due, on average.
-CALIBRATION_LATENCY_MS = 500
 #: How far ahead a cut is scheduled on the host it cuts off (its SSH answer must be home first:
 #: under the drills' load an answer took longer than 3 s, and a cut that comes first leaves the
 #: step without its exit code). The fault's time is the scheduled one, so this costs only time.
@@ -72,6 +61,7 @@ class Harness:
         self.repeats, self.rate = int(repeats), float(rate)
         #: verifiable producers per load; ``rate`` is theirs together, shared equally
         self.producers = int(producers)
+        self.load = Producers(self)         # their start, stop, read-back, pace (load.py)
         self.calibration = None             # what calibrate() tried and found
         self.lead_s, self.settle_s, self.timeout = lead_s, settle_s, recover_timeout_s
         self.client = self.t.hosts("clients")[0].name
@@ -80,7 +70,8 @@ class Harness:
         self.svm = default_svm(self.t) if self.ontap else None
         self.outcomes: list[Outcome] = []
         self.setup = None                   # DRL-0's first step: planned on a dry run
-        self.hook = False                   # the lab's NFS drill hook is on the NFS brokers
+        self.lab_layer = False              # the lab's NFS client layer is on the NFS brokers
+        self.nft: dict[str, bool] = {}      # per cluster: broker 1's host has nft (DRL-1, DRL-7)
         self.found: dict | None = None      # the lab as DRL-0 left it (see state())
         self.settings: dict[str, dict[str, str]] = {}   # per cluster: broker 1's, now
         self.configs = configs or cf.CONFIGS    # what each configuration sets (configs.py)
@@ -130,9 +121,9 @@ class Harness:
 
     # --- DRL-0 --------------------------------------------------------------------------------
     def prepare(self) -> None:
-        """DRL-0: the drills topic on each cluster, the producer's settings on the client,
-        and (where the lab's NFS hook exists) the NFS brokers' volumes mounted without
-        passthrough."""
+        """DRL-0: whether broker 1's host has nft, the drills topic on each cluster, the
+        producer's settings on the client, and (where the lab's NFS layer is) the NFS
+        brokers' volumes mounted without passthrough."""
         t = self.t
         first = None
         for c, s in self.sides.items():
@@ -143,6 +134,12 @@ class Harness:
         self.setup = first
         for c, s in self.sides.items():
             self._read_settings(s, "as found")
+            # DRL-1 and DRL-7 cut broker 1's host off its NFS server with nftables: whether
+            # the host has nft is read before any drill (a dry run, which reads nothing after
+            # a planned step, plans those drills as if it had).
+            if c == "nfs":
+                r = t.run("command -v nft || true", s.b1.name, read_only=True, needs=self.setup)
+                self.nft[c] = r.planned or bool(r.stdout.strip())
         # Every drill runs on the deploy checklist's settings; DRL-1 also on the TR's.
         self.configure(cf.CHECKLIST)
         self.rec.show("DRL-0", "The verifiable producer's settings, on the client",
@@ -150,14 +147,15 @@ class Harness:
         nfs = self.sides.get("nfs")
         if nfs is None:
             return
-        # The lab's NFS layer has a pause hook, which needs the brokers' volumes mounted
-        # without FUSE passthrough. Both are lab-only: on a real target neither is looked
-        # for nor planned (a real client has no such hook and mount knows no such option).
+        # The lab's NFS layer stalls a mount's requests when its server stops answering, and
+        # fails them on a soft mount: with FUSE passthrough, reads and writes would bypass it,
+        # so the brokers' volumes are mounted without. Both are lab-only: on a real target
+        # neither is looked for nor planned (mount knows no such option).
         if self.run.is_lab:
-            hook = t.run("command -v tr4947-nfsctl || true", nfs.b1.name, read_only=True,
-                         needs=self.setup)
-            self.hook = not hook.planned and bool(hook.stdout.strip())
-        if self.hook:
+            layer = t.run("command -v tr4947-nfsctl || true", nfs.b1.name, read_only=True,
+                          needs=self.setup)
+            self.lab_layer = not layer.planned and bool(layer.stdout.strip())
+        if self.lab_layer:
             self._remount(nfs, self.options(nfs),
                           "Lab: NFS brokers' volumes mounted without passthrough")
         if not self.dry:
@@ -191,14 +189,15 @@ class Harness:
 
         def run_at(rate: float) -> list:
             self.rate = rate
-            return self.both(lambda s: self._try_rate(s, rate))
+            return self.both(lambda s: self.load.try_rate(s, rate))
         cal = calibrate(run_at, start, floor, step, CALIBRATION_LATENCY_MS)
         self.calibration = cal
         self.rate = cal.held_rate if cal.held_rate is not None else floor
         cal.table(self.rec, "DRL-0", "The drills' load, calibrated on both clusters at once",
+                  unit="records/s",
                   note=f"{self.producers} verifiable producers per cluster, their rates "
-                       f"together; each step {CALIBRATION_WINDOW_S} s after a "
-                       f"{CALIBRATION_WARMUP_S} s warm-up. Held: at least 95 % of the rate "
+                       f"together; each step {CALIBRATION_WINDOW_S} s after "
+                       f"{CALIBRATION_WARMUP_S} s of warm-up. Held: at least 95 % of the rate "
                        "achieved, with records acknowledged on average at most "
                        f"{CALIBRATION_LATENCY_MS} ms after they were due. The drills run at "
                        "the highest rate held (lab figures: the lab's two clusters share "
@@ -206,65 +205,6 @@ class Harness:
         print(f"DRL-0: the drills run at {self.rate:,.0f} records/s "
               f"({self.producers} producers per cluster)"
               + ("" if cal.held_rate is not None else ": no rate tried held, the floor"))
-
-    def _try_rate(self, s: Side, rate: float) -> "_Tried":
-        """One calibration step on cluster ``s``: the load at ``rate`` for the warm-up and
-        the window, stopped, and what it achieved."""
-        out = f"/tmp/drill-calibration-{s.name}.jsonl"
-        prefix = f"9{CLUSTERS.index(s.name) + 1}0"
-        try:
-            try:
-                started = self._producers_start(s, rate, out, prefix)
-                time.sleep(CALIBRATION_WARMUP_S)
-                t0 = time.time()
-                time.sleep(CALIBRATION_WINDOW_S)
-                t1 = time.time()
-            finally:
-                self._producers_stop(out)       # also those a failed start left running
-            produced = self._producers_read(out, prefix)
-        finally:
-            self._clean(out)
-        return _Tried(s.name, started.planned, produced, rate / self.producers, t0, t1)
-
-    def _producers_start(self, s: Side, rate: float, out: str, prefix: str):
-        """The load's producers on cluster ``s`` at ``rate`` records/s together (values
-        ``<prefix><j>.<n>``, output ``<out>.<j>``)."""
-        return self.t.run_snippet(SNIP + "DRL-0-producer-start.sh", self.client, check=True,
-                                  timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
-                                  VALUE_PREFIX=prefix, OUT=out, PRODUCERS=self.producers,
-                                  RATE=max(1, round(rate / self.producers)))
-
-    def _producers_stop(self, out: str):
-        return self.t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, timeout=300,
-                                  OUT=out, PRODUCERS=self.producers)
-
-    def _producers_read(self, out: str, prefix: str) -> m.ProducerLog:
-        return m.parse_producers({f"{prefix}{j}": self.t.read_file(self.client,
-                                                                   f"{out}.{j}").stdout
-                                  for j in range(1, self.producers + 1)})
-
-    def _clean(self, out: str) -> None:
-        """The load's files on the client (producers', group's, the check's) removed."""
-        if not self.dry:
-            self.t.run(f"rm -f {q(out)} {q(out)}.*", self.client, timeout=60)
-
-    def _at_pace(self, out: str, deadline: float) -> float:
-        """Until the producers of ``out`` acknowledge at their pace again (PACE_BAND of the
-        rate over the last PACE_WINDOW_S), at most until ``deadline``; the time they were
-        (or the deadline's, and the run's rate then shows it)."""
-        lines = int(self.rate / self.producers * (PACE_WINDOW_S + 2)) + 50
-        while True:
-            got = self.t.run(f"for f in {q(out)}.[0-9]; do tail -n {lines} \"$f\"; done",
-                             self.client, read_only=True, timeout=60)
-            now = time.time()
-            acks = sorted(m.parse_producer(got.stdout).acks, key=lambda a: a.t)
-            held = m.rate(acks, now - PACE_WINDOW_S - 0.5, now - 0.5)
-            if PACE_BAND[0] * self.rate <= held <= PACE_BAND[1] * self.rate or now >= deadline:
-                if now >= deadline:
-                    print(f"  the producers were not back at their pace after "
-                          f"{PACE_WAIT_S} s ({held:,.0f} records/s)")
-                return now
-            time.sleep(1)
 
     # --- the configuration the drills run on (configs.py) -----------------------------------
     def configure(self, name: str | None, only: str | None = None,
@@ -378,18 +318,28 @@ class Harness:
                                  "first load, after a preferred leader election",
                         ["Partition", "Preferred leader", "Leader"], rows)
 
-    def _remount(self, s: Side, options: str, title: str) -> None:
-        """DRL-0-remount.sh on every NFS broker at once (no load runs between the drills),
-        then until all of them serve again."""
+    def _remount(self, s: Side, options: str, title: str, brokers: list[Host] | None = None,
+                 proc: str = "DRL-0") -> None:
+        """DRL-0-remount.sh on ``brokers`` (default: every NFS broker) at once (no load runs
+        meanwhile), then until all of them serve again."""
+        brokers = brokers or s.brokers
+
         def one(b: Host):
             return self.t.run_snippet(SNIP + "DRL-0-remount.sh", b.name, check=True,
                                       timeout=300, VOLUME=s.export_of(b),
                                       MOUNTPOINT=s.mountpoint, OPTIONS=options)
-        with ThreadPoolExecutor(len(s.brokers)) as pool:
-            done = list(pool.map(one, s.brokers))
-        s.rec.show("DRL-0", f"{title} ({s.b1.name}; the others alike)", done[0])
+        with ThreadPoolExecutor(len(brokers)) as pool:
+            done = list(pool.map(one, brokers))
+        others = "; the others alike" if len(brokers) > 1 else ""
+        s.rec.show(proc, f"{title} ({brokers[0].name}{others})", done[0])
         if not done[0].planned:
-            s.cluster.wait_serving(s.brokers, 240)
+            s.cluster.wait_serving(brokers, 240)
+
+    def remount(self, s: Side, b: Host, options: str, title: str, proc: str) -> None:
+        """One NFS broker's volume mounted again with ``options`` as well as the drills' (the
+        lab only: see prepare)."""
+        extra = self.options(s)
+        self._remount(s, ",".join(o for o in (options, extra) if o), title, [b], proc)
 
     def restore(self) -> None:
         """After the drills: every broker's configuration file as DRL-0 found it (restarted
@@ -397,14 +347,14 @@ class Harness:
         again (DRL-0)."""
         self.configure(None)
         nfs = self.sides.get("nfs")
-        if nfs is not None and self.hook:
+        if nfs is not None and self.lab_layer:
             self._remount(nfs, _extra(nfs.options), "After the drills: the volumes as they were")
 
     def options(self, s: Side) -> str:
         """Mount options besides the NFS version, which the snippets pin to 4.1 themselves:
         the inventory's others, and on the lab the drills' x-lab-nopassthrough."""
         extra = _extra(s.options)
-        return ",".join(o for o in (extra, NO_PASSTHROUGH if self.hook else "") if o)
+        return ",".join(o for o in (extra, NO_PASSTHROUGH if self.lab_layer else "") if o)
 
     def state(self, sides: list[Side] | None = None) -> dict:
         """What a drill must leave as it found it, read-only, for ``sides`` (default: both
@@ -445,11 +395,14 @@ class Harness:
 
     # --- the load around one drill on one cluster (DRL-0) ---------------------------------------
     def drill(self, proc: str, s: Side, inject, title: str, after=None,
-              length: float | None = None) -> Outcome | None:
+              length: float | None = None, restore=None) -> Outcome | None:
         """``repeats`` runs of ``inject(s, n, watch) -> Run`` on cluster ``s`` under the
-        verifiable producer, then the check; recorded under ``proc``. ``length``: the fault's
-        set length, for a drill run at several (its runs then also count the partitions
-        still waiting when the fault ended)."""
+        verifiable producer, then the check; recorded under ``proc``. ``after()``: once the
+        last run is over, still under load; ``restore()``: once the load is over and checked,
+        before the lab is compared with what DRL-0 found (a drill that changes the lab on
+        purpose puts it back there). ``length``: the fault's set length, for a drill run at
+        several (its runs then also count the partitions still waiting when the fault
+        ended)."""
         t = self.t
         # Values <drill><cluster><k>.n: the k-th load of this drill on this cluster (each
         # check reads back only its own load's values; the verifiable producer's prefix is
@@ -474,12 +427,12 @@ class Harness:
                                 timeout=180, needs=self.setup, BOOTSTRAP=s.bootstrap(),
                                 GROUP=f"drill-live-{prefix}-{int(time.time())}", **group)
         try:
-            started = self._producers_start(s, self.rate, out, prefix)
+            started = self.load.start(s, self.rate, out, prefix)
         except Exception:
-            self._producers_stop(out)           # those that did start
+            self.load.stop(out)           # those that did start
             t.run_snippet(SNIP + "DRL-0-group-stop.sh", self.client, timeout=120, ACKED=0,
                           WAIT=0, **group)
-            self._clean(out)
+            self.load.clean(out)
             raise
         if started.planned:
             s.rec.show(proc, f"{s.name.upper()}: load on", started, show=False)
@@ -489,15 +442,17 @@ class Harness:
             t.run_snippet(SNIP + "DRL-0-producer-stop.sh", self.client, needs=started, OUT=out,
                           PRODUCERS=self.producers)
             t.run_snippet(SNIP + "DRL-0-group-stop.sh", self.client, needs=readers, **group)
+            if restore:
+                restore()
             return None
         try:
             return self._load(proc, s, inject, after, length, prefix, out, group, started,
-                              readers)
+                              readers, restore)
         finally:
-            self._clean(out)
+            self.load.clean(out)
 
     def _load(self, proc: str, s: Side, inject, after, length: float | None, prefix: str,
-              out: str, group: dict, started, readers) -> Outcome:
+              out: str, group: dict, started, readers, restore=None) -> Outcome:
         """drill()'s load, once it is on: the runs, the producers and the group stopped, the
         check and the measurements."""
         t = self.t
@@ -520,7 +475,7 @@ class Harness:
                         time.sleep(self.settle_s)
                         # Not before the producers are back at their pace (a long fault
                         # leaves a backlog that they send in a burst).
-                        steady.append(self._at_pace(out, time.time() + PACE_WAIT_S))
+                        steady.append(self.load.at_pace(out, time.time() + PACE_WAIT_S))
                         time.sleep(self.lead_s)
                     if self._barrier is not None:
                         # Both clusters' faults at the same moment: neither measures its rate
@@ -540,8 +495,8 @@ class Harness:
             finally:
                 produced = None
                 try:
-                    stopped = self._producers_stop(out)
-                    produced = self._producers_read(out, prefix)
+                    stopped = self.load.stop(out)
+                    produced = self.load.read(out, prefix)
                 finally:
                     # Until the group has read everything acknowledged (or GROUP_WAIT_S); at
                     # once when the load failed.
@@ -566,6 +521,8 @@ class Harness:
             # to the last run's end (overlapping DAS and NFS windows count once in a run's
             # timing, tr4947.runbook.profile).
             s.rec.measured(runs[-1].end - steady[0], f"{proc} {s.name}", end=runs[-1].end)
+        if restore:
+            restore()
         unchanged = self._same_as_found(s, f"{proc} {s.name}")
         o = Outcome(proc, s.name, runs, result, produced, self.rate, unchanged, transcripts,
                     samples, config=self.current[s.name],
@@ -580,7 +537,7 @@ class Harness:
                  group: m.GroupLog | None = None) -> None:
         lost = set(result.lost)
         # Built once for the load's runs (each can hold hundreds of thousands of records).
-        times = m.LoadTimes.of(produced, group, self.rate / self.producers) \
+        times = m.LoadTimes.of(produced, group, self.load.each()) \
             if group is not None else None
         for i, r in enumerate(runs):
             r.end = runs[i + 1].fault - self.lead_s if i + 1 < len(runs) else \
@@ -610,7 +567,7 @@ class Harness:
             start = runs[i - 1].end if i else 0
             r.lost = sum(1 for a in produced.acks if start < a.t <= r.end and a.value in lost)
             if group is not None:
-                r.group = m.group_through(produced, group, self.rate / self.producers,
+                r.group = m.group_through(produced, group, self.load.each(),
                                           r.fault, r.end, times=times)
 
     def _same_as_found(self, s: Side, what: str) -> bool:
@@ -626,27 +583,36 @@ class Harness:
         return now == before
 
     # --- the lab's NFS client layer's own account of its outages ----------------------------------
-    def client_outages(self, s: Side) -> dict | None:
-        """What the lab's NFS layer on broker 1's mount says of its outages (reconnections,
-        the last few outages in ms), or None where there is no such layer (a real client)."""
-        if not self.hook:
+    def client_status(self, s: Side) -> dict | None:
+        """The lab's NFS layer's status of broker 1's mount (one JSON object: its outages, a
+        soft mount's EIOs), or None where there is no such layer (a real client)."""
+        if not self.lab_layer:
             return None
         r = self.t.run_snippet(SNIP + "DRL-0-client-outages.sh", s.b1.name, read_only=True,
                                check=True, MOUNTPOINT=s.mountpoint)
         try:
-            server = json.loads(r.stdout.strip().splitlines()[-1])["server"]
-            return {"reconnects": int(server["reconnects"]),
+            return json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return None
+
+    def client_outages(self, s: Side) -> dict | None:
+        """What the lab's NFS layer on broker 1's mount says of its outages (how many, the
+        last few in ms), or None where there is no such layer (a real client)."""
+        try:
+            server = (self.client_status(s) or {})["server"]
+            return {"outages": int(server["outages"]),
                     "outages_ms": [int(x) for x in server.get("outages_ms", [])]}
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, TypeError):
             return None
 
     def outages_since(self, s: Side, before: dict | None) -> list[float]:
         """The outages (s) broker 1's mount measured since ``before`` (client_outages), oldest
-        first: one per reconnection. Empty without the lab's layer."""
+        first: one per reconnection, or per time the server fell silent with the connection
+        up. Empty without the lab's layer."""
         after = self.client_outages(s) if before is not None else None
         if after is None:
             return []
-        k = after["reconnects"] - before["reconnects"]
+        k = after["outages"] - before["outages"]
         return [round(ms / 1000, 2) for ms in after["outages_ms"][-k:]] if k > 0 else []
 
     # --- a fault that moves broker 1's storage path away and back (DRL-2, DRL-6) ------------------
@@ -678,6 +644,22 @@ class Harness:
             w.wait(lambda smp: m.whole_again_at(smp, r.fault), self.timeout,
                    f"every ISR of {r.cluster} full again after {what}")
 
+    def scheduled(self, s: Side, snippet: str, seconds: float, **env):
+        """A fault broker 1's host schedules for itself (DRL-1, DRL-4, DRL-7): ``snippet`` is
+        told to begin it LEAD_CUT_S from now (AT) and end it ``seconds`` later (HEAL_AT), so
+        that its answer is home before the fault can cut the session off. Returns the step's
+        result and AT."""
+        at = time.time() + LEAD_CUT_S
+        r = self.t.run_snippet(SNIP + snippet, s.b1.name, check=True, needs=self.setup,
+                               AT=f"{at:.3f}", HEAL_AT=f"{at + seconds:.3f}", **env)
+        return r, at
+
+    def marks(self, s: Side, snippet: str) -> tuple[float, float]:
+        """When a scheduled fault really began and ended, as broker 1's host wrote them."""
+        out = self.t.run_snippet(SNIP + snippet, s.b1.name, read_only=True,
+                                 check=True).stdout.split()
+        return float(out[0]), float(out[1])
+
     def reachable(self, host: str, timeout: float = 180) -> None:
         """Until ``host`` answers over SSH again (after its link came back)."""
         last: list = []
@@ -704,27 +686,6 @@ class Harness:
     def load_label(self, s: Side, length: float) -> str:
         """How a drill at several lengths and configurations names one of its loads."""
         return f", {length:g} s, {cf.LABELS[self.current[s.name]]}"
-
-
-class _Tried:
-    """One calibration step on one cluster, as omb.calibrate reads it (name, planned, load)."""
-
-    def __init__(self, name: str, planned: bool, produced: m.ProducerLog, each: float,
-                 t0: float, t1: float):
-        self.name, self.planned = name, planned
-        self.produced, self.each, self.t0, self.t1 = produced, each, t0, t1
-
-    def load(self, rate: float) -> dict:
-        """The step as a load record's run: asked and achieved records/s, and how long
-        after their due time the window's records were acknowledged, on average."""
-        acks = m.in_window(self.produced.acks, self.t0, self.t1)
-        late = [a.t - d for a in acks
-                if (d := self.produced.due(a.value, self.each)) is not None]
-        return {"name": self.name, "unit": "records/s", "target": round(rate, 1),
-                "achieved": round(m.rate(self.produced.acks, self.t0, self.t1), 1),
-                "window_s": round(self.t1 - self.t0, 1),
-                "publish_latency_avg_ms": round(1000 * sum(late) / len(late), 1)
-                if late else float("inf")}
 
 
 def _extra(options: str) -> str:

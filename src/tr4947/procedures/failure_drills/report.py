@@ -17,10 +17,12 @@ from .sides import CLUSTERS
 #: The guide's claims each drill checks (docs/data/claims.yaml).
 CLAIMS = {"DRL-1": "guide.drill-nfs-pause", "DRL-2": "guide.drill-lif-migration",
           "DRL-3": "guide.drill-volume-full", "DRL-4": "guide.drill-partition",
-          "DRL-5": "guide.drill-host-loss", "DRL-6": "guide.drill-storage-failover"}
+          "DRL-5": "guide.drill-host-loss", "DRL-6": "guide.drill-storage-failover",
+          "DRL-7": "guide.drill-soft-mount"}
 #: What exercised each drill (record.Recorder.evidence): Kafka, its verifiable producer and
-#: consumer and Linux (link down, SIGKILL) are real everywhere; an NFS pause is the lab's NFS
-#: client layer's hook, a LIF move and its one-second pause the ONTAP stand-in's, a full
+#: consumer and Linux (link down, nftables dropping the LIF's packets, SIGKILL) are real
+#: everywhere; the NFS client's stall when its server goes silent (and a soft mount's EIO) is
+#: the lab's NFS client layer's, a LIF move and its one-second pause the ONTAP stand-in's, a full
 #: volume the stand-in's space accounting, the NFSv4 lock lease the stand-in's lease, a
 #: takeover and giveback the stand-in's (their times are its model; the NFS layer's
 #: reconnection after them is its own code, measured).
@@ -34,6 +36,7 @@ EVIDENCE = {
     "DRL-5": dict(real=["kafka", "kafka-clients", "linux"], also=["nfs-layer", "ontap-lease"]),
     "DRL-6": dict(real=["kafka", "kafka-clients", "linux"],
                   model=["ontap-stand-in", "modelled-timing"], also=["nfs-layer"]),
+    "DRL-7": dict(real=["kafka", "kafka-clients", "linux"], model=["nfs-layer"]),
 }
 
 
