@@ -45,6 +45,25 @@ def answer_dialogs(page) -> None:
         dialog.first.wait_for(state="detached", timeout=30_000)
 
 
+def wait_for_idle_kernel(page, seconds: float) -> None:
+    """The kernel's indicator turns idle. A kernel slow to start on a busy machine can make
+    JupyterLab open a dialog first, and the kernel then waits on the answer: answer dialogs
+    while waiting (CI once timed out here with the kernel never idle)."""
+    idle = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
+    deadline = time.monotonic() + seconds
+    while True:
+        answer_dialogs(page)
+        try:
+            page.wait_for_selector(idle, timeout=5_000)
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                status = page.locator(".jp-Notebook-ExecutionIndicator").first
+                raise AssertionError(
+                    f"the kernel was not idle after {seconds:.0f} s (indicator: "
+                    f"{status.get_attribute('data-status') if status.count() else 'absent'})")
+
+
 @pytest.fixture
 def server(tmp_path):
     lab = targets.open("lab", echo=False)
@@ -103,8 +122,7 @@ def test_chapter_runs_cell_by_cell_in_jupyterlab(server, browser):
     page.route("**/*", only_loopback)
     page.goto(url)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                           timeout=120_000)
+    wait_for_idle_kernel(page, 240)
     # Start from a notebook without outputs (the source has none; a working copy edited
     # earlier might), so whatever appears is new. A menu click can be lost on a busy machine (the menu closes before the item is
     # clicked): try again, then say what the page still showed.
