@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace as NS
 
-import pytest
-
 from tr4947.procedures import record
 from tr4947.procedures.failure_drills.drl5_host_loss import HELD, LEASE_CLAIM, SPARE, _lease_verdict
 from tr4947.procedures.failure_drills.runs import Outcome, Run
